@@ -1,0 +1,142 @@
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# tickvisor: one Makefile, everything out of tree in build/.
+#
+#   make              build/tickvisor.efi and build/esp.img
+#   make run          boot esp.img (EMU=kvm|bochs|tcg; default kvm if usable, else bochs)
+#   make test         host unit tests + emulator integration tests
+#   make unit         host unit tests only (cmocka, ASan+UBSan)
+#   make bench        benchmarks (see README)
+#   make deps         check/install the tools
+#   V=1               show full commands
+
+BUILD     := build
+OBJ       := $(BUILD)/obj
+EMU       ?=
+PYTHON    ?= python3
+
+ifeq ($(V),1)
+Q :=
+say :=
+else
+Q := @
+say = @printf '  %-7s %s\n' $(1) $(2);
+endif
+
+CC        := gcc
+LD        := ld
+NASM      := nasm
+OBJCOPY   := objcopy
+
+EFI_INC   := /usr/include/efi
+EFI_LIB   := /usr/lib
+EFI_CRT0  := $(EFI_LIB)/crt0-efi-x86_64.o
+
+WARN      := -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wstrict-prototypes \
+             -Wmissing-prototypes -Wvla
+# Hypervisor code: freestanding, position independent (OVMF loads the image
+# anywhere), no red zone (interrupts/exits use the stack), no SSE so guest
+# vector state is never touched by tickvisor.
+HV_CFLAGS := -std=gnu11 -O2 -g -ffreestanding -fpic -fshort-wchar -fno-stack-protector \
+             -fno-strict-aliasing -fno-builtin -mno-red-zone -mgeneral-regs-only \
+             -fno-asynchronous-unwind-tables -fvisibility=hidden \
+             $(WARN) -I. -I$(BUILD)/gen -MMD -MP
+# Only boot/ sees GNU-EFI (STYLE.md: layers point one way).
+EFI_CFLAGS := -Wno-strict-prototypes -I$(EFI_INC) -I$(EFI_INC)/x86_64 -DGNU_EFI_USE_MS_ABI -DEFI_FUNCTION_WRAPPER=0
+
+HV_DIRS   := boot vmm vmx lapic timer drivers
+HV_C      := $(sort $(foreach d,$(HV_DIRS),$(wildcard $(d)/*.c)))
+HV_C      := $(filter-out vmx/offsets.c,$(HV_C))
+HV_ASM    := $(sort $(foreach d,$(HV_DIRS),$(wildcard $(d)/*.asm)))
+HV_OBJ    := $(HV_C:%.c=$(OBJ)/%.o) $(HV_ASM:%.asm=$(OBJ)/%.o)
+
+GIT_REV   := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+
+.PHONY: all run test unit unit-build bench deps clean
+all: $(BUILD)/tickvisor.efi $(BUILD)/esp.img
+
+# --- generated headers ------------------------------------------------------
+$(BUILD)/gen/version.h: FORCE
+	@mkdir -p $(dir $@)
+	@echo '#define TV_GIT_REV "$(GIT_REV)"' > $@.tmp
+	@cmp -s $@.tmp $@ 2>/dev/null && rm -f $@.tmp || mv $@.tmp $@
+FORCE:
+
+# Struct offsets for NASM, generated from C (genassym style): offsets.c is
+# compiled to assembly and its "->NAME value" markers become %defines.
+$(BUILD)/gen/offsets.inc: vmx/offsets.c
+	$(call say,GEN,$@)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(HV_CFLAGS) -MT $@ -MF $(BUILD)/gen/offsets.d -S -o $(BUILD)/gen/offsets.s $<
+	$(Q)sed -n 's/.*->\([A-Za-z_0-9]*\) \$$\{0,1\}\([0-9-]*\).*/%define \1 \2/p' \
+		$(BUILD)/gen/offsets.s > $@.tmp && mv $@.tmp $@
+-include $(BUILD)/gen/offsets.d
+
+# --- hypervisor -------------------------------------------------------------
+$(OBJ)/boot/%.o: boot/%.c $(BUILD)/gen/version.h
+	$(call say,CC,$<)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(HV_CFLAGS) $(EFI_CFLAGS) -c -o $@ $<
+
+$(OBJ)/%.o: %.c
+	$(call say,CC,$<)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(HV_CFLAGS) -c -o $@ $<
+
+$(OBJ)/%.o: %.asm $(BUILD)/gen/offsets.inc
+	$(call say,NASM,$<)
+	@mkdir -p $(dir $@)
+	$(Q)$(NASM) -f elf64 -I$(BUILD)/gen/ -I./ -MD $(@:.o=.d) -MP -o $@ $<
+
+$(BUILD)/tickvisor.so: $(HV_OBJ) linker.ld
+	$(call say,LD,$@)
+	$(Q)$(LD) -nostdlib -znocombreloc -T linker.ld -shared -Bsymbolic \
+		-o $@ $(EFI_CRT0) $(HV_OBJ) $(EFI_LIB)/libgnuefi.a
+	@if readelf -d $@ | grep -q TEXTREL; then \
+		echo "error: $@ has text relocations (a 'mov reg, label' in .text?)"; rm -f $@; exit 1; fi
+
+$(BUILD)/tickvisor.efi: $(BUILD)/tickvisor.so
+	$(call say,OBJCOPY,$@)
+	$(Q)$(OBJCOPY) -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel \
+		-j .rela -j .reloc --target=efi-app-x86_64 --subsystem=10 $< $@
+
+# --- guest test images ------------------------------------------------------
+include guest-tests/guest.mk
+
+# --- ESP image --------------------------------------------------------------
+# A bare FAT16 file system (no partition table): boots from Bochs's ATA disk,
+# QEMU's -drive and a USB stick alike. 64 cylinders x 16 heads x 63 sectors
+# so Bochs detects the geometry from the size.
+ESP_SECTORS := 64512
+ESP_CFG     ?= guest-tests/tickvisor.cfg
+
+$(BUILD)/esp.img: $(BUILD)/tickvisor.efi $(ESP_CFG) $(GUEST_ELFS)
+	$(call say,ESP,$@)
+	$(Q)rm -f $@.tmp && truncate -s $$(( $(ESP_SECTORS) * 512 )) $@.tmp
+	$(Q)mformat -i $@.tmp -T $(ESP_SECTORS) -h 16 -s 63 -v TICKVISOR ::
+	$(Q)mmd -i $@.tmp ::/EFI ::/EFI/BOOT ::/EFI/tickvisor ::/EFI/tickvisor/guests
+	$(Q)mcopy -i $@.tmp $(BUILD)/tickvisor.efi ::/EFI/BOOT/BOOTX64.EFI
+	$(Q)mcopy -i $@.tmp $(ESP_CFG) ::/EFI/tickvisor/tickvisor.cfg
+	$(Q)$(if $(GUEST_ELFS),mcopy -i $@.tmp $(GUEST_ELFS) ::/EFI/tickvisor/guests/)
+	$(Q)mv $@.tmp $@
+
+# --- host unit tests (cmocka, ASan + UBSan) ----------------------------------
+include tests/unit/unit.mk
+
+# --- running ------------------------------------------------------------------
+deps:
+	$(Q)scripts/deps.sh
+
+run: deps all
+	$(Q)scripts/run.sh $(if $(EMU),--emu $(EMU)) $(BUILD)/esp.img
+
+test: deps all
+	$(Q)$(PYTHON) tests/harness.py --build $(BUILD)
+
+bench: deps all
+	$(Q)$(PYTHON) tests/bench.py --build $(BUILD) $(if $(EMU),--emu $(EMU))
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(HV_OBJ:.o=.d)

@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include "boot/config.h"
+#include "drivers/fmt.h"
+#include "drivers/string.h"
+
+#define CONFIG_MAX_TOKENS 32u
+#define CONFIG_LINE_MAX   1024u
+
+struct cfg_ctx {
+	const char *fname;
+	unsigned line;
+	char *err;
+	size_t errlen;
+};
+
+static int cfg_error(struct cfg_ctx *x, const char *msg, const char *arg)
+{
+	fmt_snprintf(x->err, x->errlen, "%s:%u: %s%s%s%s", x->fname, x->line, msg,
+		     arg ? " '" : "", arg ? arg : "", arg ? "'" : "");
+	return -1;
+}
+
+static const char *const timer_names[] = {
+	[TIMER_SEL_AUTO] = "auto", [TIMER_SEL_PREEMPT] = "preempt",
+	[TIMER_SEL_LAPIC] = "lapic", [TIMER_SEL_HPET] = "hpet",
+};
+static const char *const level_names[] = {
+	[LOG_ERROR] = "error", [LOG_WARN] = "warn", [LOG_INFO] = "info",
+	[LOG_DEBUG] = "debug", [LOG_TRACE] = "trace",
+};
+
+const char *config_timer_name(enum timer_backend_sel t)
+{
+	return (unsigned)t < ARRAY_SIZE(timer_names) ? timer_names[t] : "?";
+}
+
+const char *config_log_level_name(enum log_level l)
+{
+	return (unsigned)l < ARRAY_SIZE(level_names) ? level_names[l] : "?";
+}
+
+static int lookup(const char *const *names, size_t n, const char *v)
+{
+	for (size_t i = 0; i < n; i++)
+		if (names[i] && !strcmp(names[i], v))
+			return (int)i;
+	return -1;
+}
+
+/* Decimal number with an optional K/M/G suffix (binary units). */
+static bool parse_u64(const char *s, uint64_t *out, bool suffix)
+{
+	uint64_t v = 0, mul = 1;
+
+	if (!*s)
+		return false;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		if (v > (UINT64_MAX - 9) / 10)
+			return false;
+		v = v * 10 + (uint64_t)(*s - '0');
+	}
+	if (suffix && *s) {
+		switch (*s++) {
+		case 'K': case 'k': mul = KiB; break;
+		case 'M': case 'm': mul = MiB; break;
+		case 'G': case 'g': mul = GiB; break;
+		default: return false;
+		}
+	}
+	if (*s || (v && mul > UINT64_MAX / v))
+		return false;
+	*out = v * mul;
+	return true;
+}
+
+static void options_default(struct tv_options *o)
+{
+	*o = (struct tv_options){
+		.timer = TIMER_SEL_AUTO, .advance = ADVANCE_OFF, .apicv = true,
+		.hlt = HLT_EXIT, .min_period_us = MIN_PERIOD_US_DEFAULT,
+	};
+}
+
+void config_defaults(struct tv_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	options_default(&c->opts);
+	c->log_level = LOG_INFO;
+}
+
+static int set_bool(bool *b, const char *v)
+{
+	if (!strcmp(v, "on") || !strcmp(v, "1") || !strcmp(v, "yes"))
+		*b = true;
+	else if (!strcmp(v, "off") || !strcmp(v, "0") || !strcmp(v, "no"))
+		*b = false;
+	else
+		return -1;
+	return 0;
+}
+
+/* An option shared by the global and guest scopes. Returns 1 if key is
+ * not such an option, 0 on success, -1 (with err set) on a bad value. */
+static int parse_option(struct cfg_ctx *x, struct tv_options *o,
+			const char *key, const char *val)
+{
+	uint64_t n;
+	int i;
+
+	if (!strcmp(key, "timer")) {
+		if ((i = lookup(timer_names, ARRAY_SIZE(timer_names), val)) < 0)
+			return cfg_error(x, "timer must be auto, preempt, lapic or hpet, not", val);
+		o->timer = (enum timer_backend_sel)i;
+		o->set |= OPT_SET_TIMER;
+	} else if (!strcmp(key, "advance")) {
+		if (!strcmp(val, "off")) {
+			o->advance = ADVANCE_OFF;
+		} else if (!strcmp(val, "auto")) {
+			o->advance = ADVANCE_AUTO;
+		} else if (parse_u64(val, &n, false) && n <= ADVANCE_NS_MAX) {
+			o->advance = n ? ADVANCE_FIXED : ADVANCE_OFF;
+			o->advance_ns = (uint32_t)n;
+		} else {
+			return cfg_error(x, "advance must be off, auto or nanoseconds <= 1000000, not", val);
+		}
+		o->set |= OPT_SET_ADVANCE;
+	} else if (!strcmp(key, "apicv")) {
+		if (set_bool(&o->apicv, val))
+			return cfg_error(x, "apicv must be on or off, not", val);
+		o->set |= OPT_SET_APICV;
+	} else if (!strcmp(key, "hlt")) {
+		if (!strcmp(val, "exit"))
+			o->hlt = HLT_EXIT;
+		else if (!strcmp(val, "guest"))
+			o->hlt = HLT_GUEST;
+		else
+			return cfg_error(x, "hlt must be exit or guest, not", val);
+		o->set |= OPT_SET_HLT;
+	} else if (!strcmp(key, "min_period_us")) {
+		if (!parse_u64(val, &n, false) || n > 1000000)
+			return cfg_error(x, "min_period_us must be 0..1000000, not", val);
+		o->min_period_us = (uint32_t)n;
+		o->set |= OPT_SET_MIN_PERIOD;
+	} else {
+		return 1;
+	}
+	return 0;
+}
+
+static int parse_log(struct cfg_ctx *x, enum log_level *lvl, const char *val)
+{
+	int i = lookup(level_names, ARRAY_SIZE(level_names), val);
+
+	if (i < 0)
+		return cfg_error(x, "log must be error, warn, info, debug or trace, not", val);
+	*lvl = (enum log_level)i;
+	return 0;
+}
+
+/* Splits a line in place into tokens; quotes group, # starts a comment. */
+static int tokenize(struct cfg_ctx *x, char *s, char **tok, unsigned *ntok)
+{
+	char *w;
+
+	*ntok = 0;
+	for (;;) {
+		while (*s == ' ' || *s == '\t' || *s == '\r')
+			s++;
+		if (!*s || *s == '#')
+			return 0;
+		if (*ntok == CONFIG_MAX_TOKENS)
+			return cfg_error(x, "too many words on one line", NULL);
+		tok[(*ntok)++] = w = s;
+		while (*s && *s != ' ' && *s != '\t' && *s != '\r') {
+			if (*s == '"') {
+				char *end = strchr(s + 1, '"');
+				if (!end)
+					return cfg_error(x, "unterminated quote", NULL);
+				memmove(w, s + 1, (size_t)(end - s - 1));
+				w += end - s - 1;
+				s = end + 1;
+			} else {
+				*w++ = *s++;
+			}
+		}
+		if (*s)
+			s++;
+		*w = 0;
+	}
+}
+
+static int copy_field(struct cfg_ctx *x, char *dst, size_t size, const char *src,
+		      const char *what)
+{
+	if (strlcpy(dst, src, size) >= size)
+		return cfg_error(x, what, src);
+	return 0;
+}
+
+static int split_kv(struct cfg_ctx *x, char *tok, char **val)
+{
+	char *eq = strchr(tok, '=');
+
+	if (!eq || eq == tok)
+		return cfg_error(x, "expected KEY=VALUE, got", tok);
+	*eq = 0;
+	*val = eq + 1;
+	return 0;
+}
+
+static int guest_kv(struct cfg_ctx *x, struct guest_spec *g, char *tok)
+{
+	char *key, *val;
+	uint64_t n;
+	int r;
+
+	if (split_kv(x, tok, &val))
+		return -1;
+	key = tok;
+	if ((r = parse_option(x, &g->opts, key, val)) <= 0)
+		return r;
+	if (!strcmp(key, "mem")) {
+		if (!parse_u64(val, &n, true) || n < GUEST_MEM_MIN || n > GUEST_MEM_MAX)
+			return cfg_error(x, "mem must be between 2M and 3G, not", val);
+		g->mem_bytes = ALIGN_UP(n, 2 * MiB);
+	} else if (!strcmp(key, "vcpus")) {
+		if (!parse_u64(val, &n, false) || n < 1 || n > TV_MAX_CPUS)
+			return cfg_error(x, "vcpus must be between 1 and 16, not", val);
+		g->vcpus = (uint32_t)n;
+	} else if (!strcmp(key, "cmdline")) {
+		return copy_field(x, g->cmdline, sizeof(g->cmdline), val, "cmdline too long:");
+	} else if (!strcmp(key, "module")) {
+		if (g->nmodules == TV_MAX_MODULES)
+			return cfg_error(x, "too many modules (at most 8) at", val);
+		return copy_field(x, g->modules[g->nmodules++].path, TV_PATH_LEN, val, "path too long:");
+	} else {
+		return cfg_error(x, "unknown guest option", key);
+	}
+	return 0;
+}
+
+static int parse_guest(struct cfg_ctx *x, struct tv_config *c, char **tok, unsigned ntok)
+{
+	struct guest_spec *g;
+
+	if (ntok < 3)
+		return cfg_error(x, "usage: guest NAME PATH [KEY=VALUE ...]", NULL);
+	if (c->nguests == TV_MAX_GUESTS)
+		return cfg_error(x, "too many guests (at most 48)", NULL);
+	if (strchr(tok[1], '=') || strchr(tok[2], '='))
+		return cfg_error(x, "usage: guest NAME PATH [KEY=VALUE ...], got", tok[1]);
+	for (uint32_t i = 0; i < c->nguests; i++)
+		if (!strcmp(c->guests[i].name, tok[1]))
+			return cfg_error(x, "duplicate guest name", tok[1]);
+	g = &c->guests[c->nguests];
+	memset(g, 0, sizeof(*g));
+	g->mem_bytes = GUEST_MEM_DEFAULT;
+	g->vcpus = 1;
+	g->cfg_line = x->line;
+	if (copy_field(x, g->name, sizeof(g->name), tok[1], "guest name too long:") ||
+	    copy_field(x, g->path, sizeof(g->path), tok[2], "path too long:"))
+		return -1;
+	for (unsigned i = 3; i < ntok; i++)
+		if (guest_kv(x, g, tok[i]))
+			return -1;
+	c->nguests++;
+	return 0;
+}
+
+static int parse_global(struct cfg_ctx *x, struct tv_config *c, char *tok)
+{
+	char *val;
+	int r;
+
+	if (split_kv(x, tok, &val))
+		return -1;
+	if (!strcmp(tok, "log"))
+		return parse_log(x, &c->log_level, val);
+	if ((r = parse_option(x, &c->opts, tok, val)) <= 0)
+		return r;
+	return cfg_error(x, "unknown option", tok);
+}
+
+static int parse_line(struct cfg_ctx *x, struct tv_config *c, char *line)
+{
+	char *tok[CONFIG_MAX_TOKENS];
+	unsigned ntok;
+
+	if (tokenize(x, line, tok, &ntok))
+		return -1;
+	if (!ntok)
+		return 0;
+	if (!strcmp(tok[0], "guest"))
+		return parse_guest(x, c, tok, ntok);
+	for (unsigned i = 0; i < ntok; i++)
+		if (parse_global(x, c, tok[i]))
+			return -1;
+	return 0;
+}
+
+int config_parse(struct tv_config *c, const char *text, size_t len,
+		 const char *fname, char *err, size_t errlen)
+{
+	struct cfg_ctx x = { .fname = fname, .err = err, .errlen = errlen };
+	char line[CONFIG_LINE_MAX];
+	size_t pos = 0;
+
+	while (pos < len) {
+		size_t n = 0;
+
+		x.line++;
+		while (pos < len && text[pos] != '\n') {
+			if (!text[pos])
+				return cfg_error(&x, "NUL byte in config file", NULL);
+			if (text[pos] == '\r' && (pos + 1 == len || text[pos + 1] == '\n')) {
+				pos++;          /* CRLF: the CR is not part of the line */
+				continue;
+			}
+			if (n == sizeof(line) - 1)
+				return cfg_error(&x, "line longer than 1023 characters", NULL);
+			line[n++] = text[pos++];
+		}
+		pos++;
+		line[n] = 0;
+		if (parse_line(&x, c, line))
+			return -1;
+	}
+	return 0;
+}
+
+int config_parse_load_options(struct tv_options *o, enum log_level *lvl, bool *lvl_set,
+			      const char *line, char *cfg_path, size_t cfg_path_len,
+			      char *err, size_t errlen)
+{
+	struct cfg_ctx x = { .fname = "load options", .line = 1, .err = err, .errlen = errlen };
+	char buf[CONFIG_LINE_MAX], *tok[CONFIG_MAX_TOKENS], *val;
+	unsigned ntok;
+	int r;
+
+	if (strlcpy(buf, line, sizeof(buf)) >= sizeof(buf))
+		return cfg_error(&x, "load options longer than 1023 characters", NULL);
+	if (tokenize(&x, buf, tok, &ntok))
+		return -1;
+	for (unsigned i = 0; i < ntok; i++) {
+		if (i == 0 && !strchr(tok[i], '='))
+			continue;           /* the image path passed by the shell */
+		if (split_kv(&x, tok[i], &val))
+			return -1;
+		if (!strcmp(tok[i], "config")) {
+			if (copy_field(&x, cfg_path, cfg_path_len, val, "path too long:"))
+				return -1;
+		} else if (!strcmp(tok[i], "log")) {
+			if (parse_log(&x, lvl, val))
+				return -1;
+			*lvl_set = true;
+		} else if ((r = parse_option(&x, o, tok[i], val)) != 0) {
+			return r < 0 ? -1 : cfg_error(&x, "unknown option", tok[i]);
+		}
+	}
+	return 0;
+}
+
+static void options_overlay(struct tv_options *dst, const struct tv_options *src)
+{
+	if (src->set & OPT_SET_TIMER)
+		dst->timer = src->timer;
+	if (src->set & OPT_SET_ADVANCE) {
+		dst->advance = src->advance;
+		dst->advance_ns = src->advance_ns;
+	}
+	if (src->set & OPT_SET_APICV)
+		dst->apicv = src->apicv;
+	if (src->set & OPT_SET_HLT)
+		dst->hlt = src->hlt;
+	if (src->set & OPT_SET_MIN_PERIOD)
+		dst->min_period_us = src->min_period_us;
+	dst->set |= src->set;
+}
+
+void config_resolve(struct tv_config *c, const struct tv_options *load_opts,
+		    enum log_level lvl, bool lvl_set)
+{
+	if (load_opts)
+		options_overlay(&c->opts, load_opts);
+	if (lvl_set)
+		c->log_level = lvl;
+	for (uint32_t i = 0; i < c->nguests; i++) {
+		struct tv_options guest = c->guests[i].opts;
+
+		c->guests[i].opts = c->opts;
+		options_overlay(&c->guests[i].opts, &guest);
+	}
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * tickvisor.cfg and load-option parsing. Pure C (no GNU-EFI), unit-tested
+ * on the host. Grammar, one statement per line, `#` starts a comment:
+ *
+ *   KEY=VALUE ...                          global options
+ *   guest NAME PATH [KEY=VALUE ...]        a guest, run in file order
+ *
+ * Global keys: timer=auto|preempt|lapic|hpet  advance=off|auto|<ns>
+ *   apicv=on|off  hlt=exit|guest  min_period_us=<us>  log=error|warn|info|debug|trace
+ * Guest keys: mem=<n>[K|M|G]  vcpus=<n>  cmdline="..."  module=PATH (repeatable)
+ *   and timer= advance= apicv= hlt= min_period_us= to override the globals.
+ * Values containing spaces are double-quoted.
+ */
+#ifndef BOOT_CONFIG_H
+#define BOOT_CONFIG_H
+
+#include "vmm/options.h"
+
+#define CONFIG_ERR_LEN 160u
+
+void config_defaults(struct tv_config *c);
+
+/* Parses a whole config file. On error returns -1 and writes
+ * "FNAME:LINE: message" to err; c is then partially filled. */
+int config_parse(struct tv_config *c, const char *text, size_t len,
+		 const char *fname, char *err, size_t errlen);
+
+/* Parses load options: whitespace-separated KEY=VALUE global options plus
+ * config=PATH (copied to cfg_path). A first word without '=' is the image
+ * path the shell passes and is skipped. Options go to *o with o->set. */
+int config_parse_load_options(struct tv_options *o, enum log_level *lvl, bool *lvl_set,
+			      const char *line, char *cfg_path, size_t cfg_path_len,
+			      char *err, size_t errlen);
+
+/* Applies load options over the file's globals, then resolves each
+ * guest's effective options (guest line > load options > file > default). */
+void config_resolve(struct tv_config *c, const struct tv_options *load_opts,
+		    enum log_level lvl, bool lvl_set);
+
+/* Human-readable names, for the boot log. */
+const char *config_timer_name(enum timer_backend_sel t);
+const char *config_log_level_name(enum log_level l);
+
+#endif

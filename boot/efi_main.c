@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * UEFI entry: gather what only the firmware can tell (files on the ESP,
+ * load options, CPUs, ACPI RSDP, memory map), leave boot services and
+ * hand a struct boot_info to vmm_main() on a stack of our own.
+ */
+#include <stdarg.h>
+#include "boot/config.h"
+#include "boot/efi.h"
+#include "drivers/fmt.h"
+#include "drivers/serial.h"
+#include "drivers/string.h"
+#include "vmm/log.h"
+
+#ifndef TV_GIT_REV
+#define TV_GIT_REV "unknown"
+#endif
+
+#define DEFAULT_CFG_PATH   "\\EFI\\tickvisor\\tickvisor.cfg"
+#define BSP_STACK_PAGES    16u
+#define MMAP_SLACK_DESCS   16u
+
+EFI_SYSTEM_TABLE *ST;
+EFI_BOOT_SERVICES *BS;
+EFI_RUNTIME_SERVICES *RT;
+EFI_GUID efi_loaded_image_guid = EFI_LOADED_IMAGE_PROTOCOL_GUID;
+
+static void console_write(const char *s, size_t n)
+{
+	CHAR16 buf[128];
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '\n')
+			buf[k++] = L'\r';
+		buf[k++] = (CHAR16)(unsigned char)s[i];
+		if (k >= ARRAY_SIZE(buf) - 2 || i == n - 1) {
+			buf[k] = 0;
+			ST->ConOut->OutputString(ST->ConOut, buf);
+			k = 0;
+		}
+	}
+}
+
+const char *efi_status_str(EFI_STATUS st)
+{
+	switch (st) {
+	case EFI_SUCCESS:           return "success";
+	case EFI_NOT_FOUND:         return "file not found";
+	case EFI_INVALID_PARAMETER: return "invalid parameter";
+	case EFI_OUT_OF_RESOURCES:  return "out of memory";
+	case EFI_DEVICE_ERROR:      return "device error";
+	case EFI_VOLUME_CORRUPTED:  return "volume corrupted";
+	case EFI_ACCESS_DENIED:     return "access denied";
+	case EFI_UNSUPPORTED:       return "unsupported";
+	case EFI_END_OF_FILE:       return "short read";
+	default:                    return "EFI error";
+	}
+}
+
+void efi_shutdown(int status)
+{
+	RT->ResetSystem(EfiResetShutdown, status ? EFI_ABORTED : EFI_SUCCESS, 0, NULL);
+}
+
+__noreturn void efi_fail(const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	fmt_vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	pr_err("error: %s", msg);
+	pr_err("final status 1");
+	efi_shutdown(1);
+	for (;;)
+		__asm__ volatile("cli; hlt");
+}
+
+bool efi_load_options(EFI_HANDLE image, char *buf, size_t len, size_t *raw_size)
+{
+	EFI_LOADED_IMAGE *li;
+	const CHAR16 *w;
+	size_t n, i;
+
+	buf[0] = 0;
+	*raw_size = 0;
+	if (EFI_ERROR(BS->HandleProtocol(image, &efi_loaded_image_guid, (void **)&li)) ||
+	    !li->LoadOptions || !li->LoadOptionsSize)
+		return false;
+	*raw_size = li->LoadOptionsSize;
+	if (li->LoadOptionsSize % 2)
+		return false;
+	w = li->LoadOptions;
+	n = li->LoadOptionsSize / 2;
+	for (i = 0; i < n && w[i]; i++) {
+		if (i == len - 1 || w[i] > 0x7e || (w[i] < 0x20 && w[i] != '\t'))
+			return false;
+		buf[i] = (char)w[i];
+	}
+	buf[i] = 0;
+	return true;
+}
+
+static void read_config(EFI_HANDLE image, struct boot_info *bi)
+{
+	struct tv_options load_opts = { 0 };
+	enum log_level lvl = LOG_INFO;
+	bool lvl_set = false;
+	char opts[1024], err[CONFIG_ERR_LEN];
+	size_t raw;
+	void *text;
+	UINT64 size;
+	EFI_STATUS st;
+
+	config_defaults(&bi->cfg);
+	strlcpy(bi->cfg_path, DEFAULT_CFG_PATH, sizeof(bi->cfg_path));
+	if (efi_load_options(image, opts, sizeof(opts), &raw)) {
+		if (opts[0])
+			pr_info("load options: %s", opts);
+		if (config_parse_load_options(&load_opts, &lvl, &lvl_set, opts, bi->cfg_path,
+					      sizeof(bi->cfg_path), err, sizeof(err)))
+			efi_fail("%s", err);
+	} else if (raw) {
+		pr_info("ignoring %zu bytes of non-text load options", raw);
+	}
+	st = efi_read_file(image, bi->cfg_path, &text, &size);
+	if (EFI_ERROR(st))
+		efi_fail("cannot read config file %s: %s", bi->cfg_path, efi_status_str(st));
+	if (config_parse(&bi->cfg, text, size, bi->cfg_path, err, sizeof(err)))
+		efi_fail("%s", err);
+	config_resolve(&bi->cfg, &load_opts, lvl, lvl_set);
+	log_level = bi->cfg.log_level;
+}
+
+/* Guest paths are relative to the config file's folder unless absolute. */
+static void resolve_path(const struct boot_info *bi, const char *p, char *out, size_t n)
+{
+	const char *dir_end = bi->cfg_path;
+
+	if (p[0] == '/' || p[0] == '\\') {
+		strlcpy(out, p, n);
+		return;
+	}
+	for (const char *c = bi->cfg_path; *c; c++)
+		if (*c == '/' || *c == '\\')
+			dir_end = c + 1;
+	fmt_snprintf(out, n, "%.*s%s", (int)(dir_end - bi->cfg_path), bi->cfg_path, p);
+}
+
+static void load_one(EFI_HANDLE image, const struct boot_info *bi, const struct guest_spec *g,
+		     const char *p, const void **data, uint64_t *size)
+{
+	char path[2 * TV_PATH_LEN];
+	EFI_STATUS st;
+	void *d;
+	UINT64 sz;
+
+	resolve_path(bi, p, path, sizeof(path));
+	st = efi_read_file(image, path, &d, &sz);
+	if (EFI_ERROR(st))
+		efi_fail("%s:%u: guest %s: cannot read %s: %s", bi->cfg_path, g->cfg_line,
+			 g->name, path, efi_status_str(st));
+	*data = d;
+	*size = sz;
+}
+
+static void load_guests(EFI_HANDLE image, struct boot_info *bi)
+{
+	for (uint32_t i = 0; i < bi->cfg.nguests; i++) {
+		struct guest_spec *g = &bi->cfg.guests[i];
+
+		load_one(image, bi, g, g->path, &g->image, &g->image_size);
+		for (uint32_t m = 0; m < g->nmodules; m++)
+			load_one(image, bi, g, g->modules[m].path, &g->modules[m].data,
+				 &g->modules[m].size);
+		if (g->vcpus > bi->ncpus)
+			efi_fail("%s:%u: guest %s wants vcpus=%u but this machine has %u CPU%s",
+				 bi->cfg_path, g->cfg_line, g->name, g->vcpus, bi->ncpus,
+				 bi->ncpus == 1 ? "" : "s");
+	}
+}
+
+static enum mem_type efi_mem_type(UINT32 t)
+{
+	switch (t) {
+	case EfiConventionalMemory:     return MEM_USABLE;
+	case EfiBootServicesCode:
+	case EfiBootServicesData:       return MEM_BOOT_SERVICES;
+	case EfiLoaderCode:
+	case EfiLoaderData:             return MEM_LOADER;
+	case EfiRuntimeServicesCode:
+	case EfiRuntimeServicesData:    return MEM_RUNTIME;
+	case EfiACPIReclaimMemory:
+	case EfiACPIMemoryNVS:          return MEM_ACPI;
+	case EfiMemoryMappedIO:
+	case EfiMemoryMappedIOPortSpace: return MEM_MMIO;
+	default:                        return MEM_RESERVED;
+	}
+}
+
+/* After EBS: rewrite the descriptors in place as struct mem_range (no
+ * allocation is possible any more; mem_range is smaller than a descriptor). */
+static void convert_map(struct boot_info *bi, void *map, UINTN map_size, UINTN desc_size)
+{
+	struct mem_range *out = map;
+	uint32_t n = 0;
+
+	for (UINTN off = 0; off < map_size; off += desc_size) {
+		EFI_MEMORY_DESCRIPTOR d = *(EFI_MEMORY_DESCRIPTOR *)((char *)map + off);
+		out[n++] = (struct mem_range){ d.PhysicalStart, d.NumberOfPages * EFI_PAGE_SIZE,
+					      efi_mem_type(d.Type) };
+	}
+	bi->mem = out;
+	bi->nmem = n;
+}
+
+static void exit_boot_services(EFI_HANDLE image, struct boot_info *bi)
+{
+	UINTN size = 0, key, desc_size, cap;
+	UINT32 desc_ver;
+	void *map = NULL;
+	EFI_STATUS st;
+
+	st = BS->GetMemoryMap(&size, NULL, &key, &desc_size, &desc_ver);
+	cap = size + MMAP_SLACK_DESCS * desc_size;
+	if (EFI_ERROR(BS->AllocatePool(EfiLoaderData, cap, &map)))
+		efi_fail("cannot allocate memory map buffer");
+	log_set_console(NULL);  /* ConOut is gone after a successful EBS */
+	for (int tries = 0; tries < 8; tries++) {
+		size = cap;
+		st = BS->GetMemoryMap(&size, map, &key, &desc_size, &desc_ver);
+		if (EFI_ERROR(st))
+			break;
+		/* A stale key (the map changed under us) is the one expected
+		 * failure: take the map again and retry. */
+		st = BS->ExitBootServices(image, key);
+		if (st == EFI_SUCCESS) {
+			convert_map(bi, map, size, desc_size);
+			return;
+		}
+	}
+	efi_fail("ExitBootServices failed: %s", efi_status_str(st));
+}
+
+/* Switches to a stack we own (the firmware's lives in boot-services RAM
+ * that vmm/ reuses) and never returns. */
+static __noreturn void handoff(struct boot_info *bi, uint64_t stack_top)
+{
+	__asm__ volatile("mov %0, %%rsp\n\t"
+			 "xor %%ebp, %%ebp\n\t"
+			 "call vmm_main\n\t"
+			 "ud2" : : "r"(stack_top), "D"(bi) : "memory");
+	__builtin_unreachable();
+}
+
+static uint64_t alloc_pages(UINTN pages)
+{
+	EFI_PHYSICAL_ADDRESS a;
+
+	if (EFI_ERROR(BS->AllocatePages(AllocateAnyPages, EfiLoaderData, pages, &a)))
+		efi_fail("out of memory allocating %lu pages", (unsigned long)pages);
+	return a;
+}
+
+static void record_image(EFI_HANDLE image, struct boot_info *bi)
+{
+	EFI_LOADED_IMAGE *li;
+
+	if (!EFI_ERROR(BS->HandleProtocol(image, &efi_loaded_image_guid, (void **)&li))) {
+		bi->image_base = (uint64_t)li->ImageBase;
+		bi->image_size = li->ImageSize;
+	}
+}
+
+EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
+{
+	struct boot_info *bi;
+	uint64_t stack;
+
+	ST = systab;
+	BS = systab->BootServices;
+	RT = systab->RuntimeServices;
+	serial_init(SERIAL_COM1);
+	log_set_console(console_write);
+	BS->SetWatchdogTimer(0, 0, 0, NULL);
+	pr_info("tickvisor %s (git %s), BSD-2-Clause", TV_VERSION, TV_GIT_REV);
+
+	bi = (struct boot_info *)alloc_pages(EFI_SIZE_TO_PAGES(sizeof(*bi)));
+	memset(bi, 0, sizeof(*bi));
+	bi->efi_shutdown = efi_shutdown;
+	record_image(image, bi);
+	efi_enum_cpus(bi);
+	read_config(image, bi);
+	load_guests(image, bi);
+	bi->rsdp = efi_find_rsdp();
+	stack = alloc_pages(BSP_STACK_PAGES);
+	exit_boot_services(image, bi);
+	handoff(bi, stack + BSP_STACK_PAGES * EFI_PAGE_SIZE);
+}

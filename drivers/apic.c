@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include "drivers/apic.h"
+#include "drivers/io.h"
+
+#define CPUID_1_ECX_X2APIC  BIT(21)
+#define CPUID_1_ECX_TSCDL   BIT(24)
+#define X2APIC_MSR(reg)     (MSR_X2APIC_FIRST + ((reg) >> 4))
+
+struct apic_caps apic_caps;
+
+uint32_t apic_read(uint32_t reg)
+{
+	if (apic_caps.x2apic)
+		return (uint32_t)rdmsr(X2APIC_MSR(reg));
+	return mmio_read32(apic_caps.mmio_base + reg);
+}
+
+void apic_write(uint32_t reg, uint32_t v)
+{
+	if (apic_caps.x2apic)
+		wrmsr(X2APIC_MSR(reg), v);
+	else
+		mmio_write32(apic_caps.mmio_base + reg, v);
+}
+
+void apic_init_cpu(uint8_t spurious_vector)
+{
+	uint32_t ecx = cpuid(1, 0).ecx;
+	uint64_t base = rdmsr(MSR_IA32_APIC_BASE);
+
+	apic_caps.tsc_deadline = ecx & CPUID_1_ECX_TSCDL;
+	apic_caps.x2apic = ecx & CPUID_1_ECX_X2APIC;
+	apic_caps.mmio_base = base & APIC_BASE_ADDR;
+	/* xAPIC -> x2APIC is a legal transition; EN must be set first. */
+	base |= APIC_BASE_EN;
+	wrmsr(MSR_IA32_APIC_BASE, base);
+	if (apic_caps.x2apic)
+		wrmsr(MSR_IA32_APIC_BASE, base | APIC_BASE_EXTD);
+	apic_write(APIC_LVT_TIMER, APIC_LVT_MASKED);
+	apic_write(APIC_LVT_THERMAL, APIC_LVT_MASKED);
+	apic_write(APIC_LVT_PERF, APIC_LVT_MASKED);
+	apic_write(APIC_LVT_LINT0, APIC_LVT_MASKED);
+	apic_write(APIC_LVT_LINT1, APIC_LVT_MASKED);
+	apic_write(APIC_LVT_ERROR, APIC_LVT_MASKED);
+	apic_write(APIC_TPR, 0);
+	apic_write(APIC_SVR, APIC_SVR_ENABLE | spurious_vector);
+	apic_write(APIC_ESR, 0);
+}
+
+uint32_t apic_id(void)
+{
+	uint32_t id = apic_read(APIC_ID);
+
+	return apic_caps.x2apic ? id : id >> 24;
+}
+
+void apic_eoi(void)
+{
+	apic_write(APIC_EOI, 0);
+}
+
+void apic_send_ipi(uint32_t dest, uint32_t icr_lo)
+{
+	if (apic_caps.x2apic) {
+		/* One WRMSR; no delivery-status polling in x2APIC mode. */
+		wrmsr(X2APIC_MSR(APIC_ICR_LO), ((uint64_t)dest << 32) | icr_lo);
+		return;
+	}
+	for (unsigned spins = 0; apic_read(APIC_ICR_LO) & APIC_ICR_PENDING && spins < 1000000; spins++)
+		cpu_relax();
+	apic_write(APIC_ICR_HI, dest << 24);
+	apic_write(APIC_ICR_LO, icr_lo);
+}
+
+void apic_timer_deadline(uint8_t vector, uint64_t tsc)
+{
+	apic_write(APIC_LVT_TIMER, APIC_LVT_TIMER_TSCDL | vector);
+	/* SDM: the MSR write must be ordered after the LVT write (mfence). */
+	__asm__ volatile("mfence" ::: "memory");
+	wrmsr(MSR_IA32_TSC_DEADLINE, tsc ? tsc : 1);
+}
+
+void apic_timer_oneshot(uint8_t vector, uint32_t count)
+{
+	apic_write(APIC_TDCR, APIC_TDCR_DIV1);
+	apic_write(APIC_LVT_TIMER, vector);
+	apic_write(APIC_TMICT, count ? count : 1);
+}
+
+void apic_timer_stop(void)
+{
+	if (apic_caps.tsc_deadline)
+		wrmsr(MSR_IA32_TSC_DEADLINE, 0);
+	apic_write(APIC_TMICT, 0);
+	apic_write(APIC_LVT_TIMER, APIC_LVT_MASKED);
+}

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The host's own local APIC (SDM Vol. 3A, "Advanced Programmable Interrupt
+ * Controller"): x2APIC when the CPU has it, else xAPIC MMIO. Used for
+ * IPIs between physical CPUs and as a guest-timer fallback. The guest's
+ * APIC is a different thing entirely (lapic/).
+ */
+#ifndef DRIVERS_APIC_H
+#define DRIVERS_APIC_H
+
+#include "drivers/base.h"
+
+enum apic_reg {
+	APIC_ID      = 0x020,
+	APIC_VERSION = 0x030,
+	APIC_TPR     = 0x080,
+	APIC_EOI     = 0x0b0,
+	APIC_SVR     = 0x0f0,
+	APIC_ESR     = 0x280,
+	APIC_ICR_LO  = 0x300,
+	APIC_ICR_HI  = 0x310,
+	APIC_LVT_TIMER = 0x320,
+	APIC_LVT_THERMAL = 0x330,
+	APIC_LVT_PERF  = 0x340,
+	APIC_LVT_LINT0 = 0x350,
+	APIC_LVT_LINT1 = 0x360,
+	APIC_LVT_ERROR = 0x370,
+	APIC_TMICT   = 0x380,
+	APIC_TMCCT   = 0x390,
+	APIC_TDCR    = 0x3e0,
+};
+#define APIC_BASE_BSP       BIT(8)
+#define APIC_BASE_EXTD      BIT(10)
+#define APIC_BASE_EN        BIT(11)
+#define APIC_BASE_ADDR      BITS(51, 12)
+#define APIC_SVR_ENABLE     BIT(8)
+#define APIC_LVT_MASKED     BIT(16)
+#define APIC_LVT_TIMER_TSCDL (2u << 17)
+#define APIC_ICR_DELIV_FIXED (0u << 8)
+#define APIC_ICR_DELIV_NMI   (4u << 8)
+#define APIC_ICR_DELIV_INIT  (5u << 8)
+#define APIC_ICR_DELIV_SIPI  (6u << 8)
+#define APIC_ICR_PENDING     BIT(12)
+#define APIC_ICR_ASSERT      BIT(14)
+#define APIC_ICR_LEVEL       BIT(15)
+#define APIC_TDCR_DIV1       0xbu
+
+struct apic_caps {
+	bool x2apic;            /* running in x2APIC mode */
+	bool tsc_deadline;      /* CPUID.1:ECX[24] */
+	uint64_t mmio_base;     /* xAPIC only */
+};
+
+extern struct apic_caps apic_caps;
+
+/* Enables the calling CPU's APIC (x2APIC if possible), masks every LVT
+ * entry and sets the spurious vector. Same mode on every CPU. */
+void apic_init_cpu(uint8_t spurious_vector);
+uint32_t apic_read(uint32_t reg);
+void apic_write(uint32_t reg, uint32_t v);
+uint32_t apic_id(void);
+void apic_eoi(void);
+/* ICR: `icr_lo` holds vector, delivery mode and level bits. */
+void apic_send_ipi(uint32_t dest_apic_id, uint32_t icr_lo);
+/* Timer: TSC-deadline (absolute TSC) or one-shot (count at divide 1). */
+void apic_timer_deadline(uint8_t vector, uint64_t tsc);
+void apic_timer_oneshot(uint8_t vector, uint32_t count);
+void apic_timer_stop(void);
+
+#endif

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* 16550 UART, polled output only: the result channel of every run. */
+#ifndef DRIVERS_SERIAL_H
+#define DRIVERS_SERIAL_H
+
+#include "drivers/base.h"
+
+#define SERIAL_COM1 0x3f8u
+
+void serial_init(uint16_t base);
+void serial_putc(char c);
+void serial_write(const char *s, size_t n);
+/* Waits (bounded) until the last byte has left the transmitter. */
+void serial_flush(void);
+
+#endif

@@ -1,0 +1,245 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
+"""Boot an ESP image in an emulator, bounded by a timeout, and read
+tickvisor's result from its last serial line.
+
+Emulators:
+  bochs  Bochs 3.0 (built once by scripts/build-bochs.sh) with OVMF; VMX,
+         preemption timer, APICv. Instruction-driven clock: repeatable runs.
+         Falls back to Debian's Bochs 2.7 with a notice.
+  tcg    QEMU TCG with OVMF: boots the EFI app but has no VMX.
+  kvm    QEMU with KVM and nested VMX (-cpu host,+vmx), where /dev/kvm allows.
+
+Bochs and QEMU exit codes carry nothing reliable (Bochs always exits 1),
+so the status is the N of "tickvisor: final status N". On a timeout or
+when that line is missing the tail of the serial log and the emulator's
+own diagnostics (Bochs's VM-entry check names) are printed.
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OVMF = "/usr/share/ovmf/OVMF.fd"
+VGABIOS = "/usr/share/vgabios/vgabios.bin"
+FINAL_RE = re.compile(r"^tickvisor: final status (-?\d+)", re.M)
+STATUS_TIMEOUT = 124
+STATUS_NO_RESULT = 125
+# After the final line, give the emulator this long to power off by itself.
+POWEROFF_GRACE_S = 15
+
+
+def kvm_usable():
+    """True when /dev/kvm is usable and the host allows nested VMX."""
+    if not os.access("/dev/kvm", os.R_OK | os.W_OK):
+        return False
+    for mod in ("kvm_intel",):
+        p = f"/sys/module/{mod}/parameters/nested"
+        try:
+            with open(p) as f:
+                return f.read().strip() in ("Y", "1")
+        except OSError:
+            pass
+    return False
+
+
+def default_emu():
+    return "kvm" if kvm_usable() else "bochs"
+
+
+def bochs_binary():
+    """(path, is_30): our cached 3.0 build, else Debian's 2.7 with a notice."""
+    try:
+        out = subprocess.run([os.path.join(ROOT, "scripts/build-bochs.sh")],
+                             check=True, capture_output=True, text=True).stdout
+        path = out.strip().splitlines()[-1]
+        if os.access(path, os.X_OK):
+            return path, True
+    except (subprocess.CalledProcessError, IndexError):
+        pass
+    if shutil.which("bochs"):
+        print("tickvisor-run: NOTICE: using Debian's Bochs 2.7 (slow fallback, "
+              "no posted interrupts): Bochs 3.0 could not be built", file=sys.stderr)
+        return shutil.which("bochs"), False
+    sys.exit("tickvisor-run: no Bochs: run `make deps` first")
+
+
+def bochsrc(img, workdir, cpus, megs, is_30, model):
+    lines = [
+        f"megs: {megs}",
+        f"romimage: file={OVMF}, address=0xffe00000",
+        f"vgaromimage: file={VGABIOS}",
+        # ips fixes the TSC rate (1 tick per instruction at 50 MHz) and
+        # sync=none with a fixed time0 makes runs bit-identical.
+        f"cpu: model={model}, count={cpus}, ips=50000000, reset_on_triple_fault=0",
+        "clock: sync=none, time0=946684800",
+        f"ata0-master: type=disk, path={img}, mode=flat",
+        "boot: disk",
+        f"com1: enabled=1, mode=file, dev={workdir}/com1.log",
+        "panic: action=fatal",
+        "error: action=report",
+        "info: action=ignore",
+        f"log: {workdir}/bochs.log",
+        "pci: enabled=1, chipset=i440fx",
+    ]
+    if not is_30:
+        lines.append('display_library: rfb, options="timeout=0"')
+    path = os.path.join(workdir, "bochsrc")
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return path
+
+
+def bochs_cmd(img, workdir, cpus, megs, model):
+    binary, is_30 = bochs_binary()
+    rc = bochsrc(img, workdir, cpus, megs, is_30, model)
+    if is_30:
+        return [binary, "-q", "-unlock", "-f", rc]
+    cont = os.path.join(workdir, "bochs.cont")
+    with open(cont, "w") as f:
+        f.write("c\n")
+    return [binary, "-q", "-unlock", "-f", rc, "-rc", cont]
+
+
+def qemu_cmd(img, workdir, cpus, megs, kvm):
+    cmd = ["qemu-system-x86_64", "-machine", "q35", "-m", str(megs), "-smp", str(cpus),
+           "-display", "none", "-monitor", "none", "-no-reboot", "-nodefaults",
+           "-bios", OVMF, "-drive", f"format=raw,file={img}",
+           "-serial", f"file:{workdir}/com1.log",
+           "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
+    if kvm:
+        cmd += ["-enable-kvm", "-cpu", "host,+vmx"]
+    return cmd
+
+
+def read(path):
+    try:
+        with open(path, "rb") as f:
+            return f.read().decode("utf-8", "replace").replace("\r", "")
+    except OSError:
+        return ""
+
+
+def diagnose(workdir, serial, why, tail=40):
+    """Print why a run failed: serial tail and the emulator's own words."""
+    print(f"tickvisor-run: {why}; last {tail} lines of the serial log "
+          f"({workdir}/com1.log):", file=sys.stderr)
+    for line in serial.splitlines()[-tail:]:
+        print("  | " + line, file=sys.stderr)
+    log = read(os.path.join(workdir, "bochs.log"))
+    vmx = [l for l in log.splitlines() if "VMFAIL" in l or "VMENTER" in l or "VMEXIT" in l]
+    if vmx:
+        print("tickvisor-run: Bochs VMX diagnostics:", file=sys.stderr)
+        for l in vmx[-20:]:
+            print("  | " + l, file=sys.stderr)
+    err = read(os.path.join(workdir, "emu.err")).strip().splitlines()
+    if err:
+        print("tickvisor-run: emulator stderr (tail):", file=sys.stderr)
+        for l in err[-10:]:
+            print("  | " + l, file=sys.stderr)
+
+
+def run(img, emu, cpus=1, megs=1024, timeout=300, workdir=None, echo=False,
+        model="corei7_skylake_x", quiet=False):
+    """Boot img; returns (status, serial_text, workdir)."""
+    img = os.path.abspath(img)
+    if not os.path.exists(img):
+        sys.exit(f"tickvisor-run: image not found: {img} (run `make` first)")
+    workdir = os.path.abspath(workdir or tempfile.mkdtemp(prefix="tickvisor-run-"))
+    os.makedirs(workdir, exist_ok=True)
+    for name in ("com1.log", "bochs.log", "emu.err", "emu.out"):
+        if os.path.exists(os.path.join(workdir, name)):
+            os.unlink(os.path.join(workdir, name))
+    if emu == "bochs":
+        cmd = bochs_cmd(img, workdir, cpus, megs, model)
+    elif emu in ("tcg", "kvm"):
+        if emu == "kvm" and not kvm_usable():
+            sys.exit("tickvisor-run: EMU=kvm needs a usable /dev/kvm with nested VMX "
+                     "(kvm_intel nested=1); use EMU=bochs here")
+        cmd = qemu_cmd(img, workdir, cpus, megs, emu == "kvm")
+    else:
+        sys.exit(f"tickvisor-run: unknown emulator '{emu}' (bochs, kvm, tcg)")
+    serial_path = os.path.join(workdir, "com1.log")
+    with open(os.path.join(workdir, "emu.out"), "w") as out, \
+         open(os.path.join(workdir, "emu.err"), "w") as err:
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                                cwd=workdir, start_new_session=True)
+        status, serial, timed_out = watch(proc, serial_path, timeout, echo)
+    if status is None:
+        why = (f"timed out after {timeout} s" if timed_out
+               else "no 'tickvisor: final status' line (the emulator stopped early)")
+        if not quiet:
+            diagnose(workdir, serial, why)
+        status = STATUS_TIMEOUT if timed_out else STATUS_NO_RESULT
+    return status, serial, workdir
+
+
+def watch(proc, serial_path, timeout, echo):
+    """Poll the serial log until the emulator exits, the final status line
+    has been seen (plus a grace period), or the timeout expires."""
+    start, seen_final, shown, timed_out = time.monotonic(), None, 0, False
+    while True:
+        serial = read(serial_path)
+        if echo and len(serial) > shown:
+            sys.stdout.write(serial[shown:])
+            sys.stdout.flush()
+            shown = len(serial)
+        m = FINAL_RE.search(serial)
+        if m and seen_final is None:
+            seen_final = time.monotonic()
+        if proc.poll() is not None:
+            break
+        now = time.monotonic()
+        if seen_final and now - seen_final > POWEROFF_GRACE_S:
+            kill(proc)
+            break
+        if now - start > timeout:
+            timed_out = True
+            kill(proc)
+            break
+        time.sleep(0.1)
+    serial = read(serial_path)
+    if echo and len(serial) > shown:
+        sys.stdout.write(serial[shown:])
+    m = None
+    for m in FINAL_RE.finditer(serial):
+        pass
+    return (int(m.group(1)) if m else None), serial, timed_out
+
+
+def kill(proc):
+    try:
+        os.killpg(proc.pid, 9)
+    except ProcessLookupError:
+        pass
+    proc.wait()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("image")
+    ap.add_argument("--emu", default=None, choices=["bochs", "kvm", "tcg"])
+    ap.add_argument("--cpus", type=int, default=int(os.environ.get("CPUS", "1")))
+    ap.add_argument("--megs", type=int, default=1024)
+    ap.add_argument("--timeout", type=int, default=int(os.environ.get("TIMEOUT", "600")))
+    ap.add_argument("--workdir", default=None)
+    ap.add_argument("--model", default="corei7_skylake_x")
+    a = ap.parse_args()
+    emu = a.emu or default_emu()
+    print(f"tickvisor-run: booting {a.image} in {emu} ({a.cpus} CPU{'s' if a.cpus > 1 else ''},"
+          f" timeout {a.timeout} s)", file=sys.stderr)
+    workdir = a.workdir or os.path.join(ROOT, "build", "run", emu)
+    status, _, workdir = run(a.image, emu, a.cpus, a.megs, a.timeout, workdir, echo=True,
+                             model=a.model)
+    print(f"tickvisor-run: {emu}: tickvisor status {status} (logs in {workdir})",
+          file=sys.stderr)
+    sys.exit(status if 0 <= status < 256 else 1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include "drivers/io.h"
+#include "vmm/extable.h"
+#include "vmm/irq.h"
+#include "vmm/log.h"
+#include "vmm/mem.h"
+#include "vmm/panic.h"
+#include "vmm/percpu.h"
+
+#define IDT_STUB_SIZE     16u
+#define IDT_TYPE_INTGATE  0x8eu  /* P, DPL0, 64-bit interrupt gate */
+#define EXC_NMI 2u
+#define EXC_DF  8u
+#define EXC_MC  18u
+
+extern const char irq_stubs[];
+extern const struct extable_entry __extable_start[], __extable_end[];
+
+static struct idt_entry *idt;
+static irq_fn handlers[IDT_VECTORS];
+
+static const char *const exc_names[32] = {
+	"#DE", "#DB", "NMI", "#BP", "#OF", "#BR", "#UD", "#NM", "#DF", "CSO", "#TS",
+	"#NP", "#SS", "#GP", "#PF", "RSV15", "#MF", "#AC", "#MC", "#XM", "#VE", "#CP",
+};
+
+void idt_init(void)
+{
+	idt = mem_alloc(IDT_VECTORS * sizeof(*idt));
+	for (unsigned v = 0; v < IDT_VECTORS; v++) {
+		uint64_t a = (uint64_t)irq_stubs + v * IDT_STUB_SIZE;
+		bool critical = v == EXC_NMI || v == EXC_DF || v == EXC_MC;
+
+		idt[v] = (struct idt_entry){
+			.off_lo = (uint16_t)a, .sel = SEL_CODE,
+			.ist = critical ? IDT_IST_CRITICAL : 0, .type = IDT_TYPE_INTGATE,
+			.off_mid = (uint16_t)(a >> 16), .off_hi = (uint32_t)(a >> 32),
+		};
+	}
+}
+
+void idt_load(void)
+{
+	struct desc_ptr idtr = { IDT_VECTORS * sizeof(*idt) - 1, (uint64_t)idt };
+
+	__asm__ volatile("lidt %0" : : "m"(idtr));
+}
+
+void irq_register(uint8_t vector, irq_fn fn)
+{
+	handlers[vector] = fn;
+}
+
+uint64_t extable_lookup(uint64_t rip)
+{
+	for (const struct extable_entry *e = __extable_start; e < __extable_end; e++)
+		if ((uint64_t)&e->insn + e->insn == rip)
+			return (uint64_t)&e->fixup + e->fixup;
+	return 0;
+}
+
+static void exception(struct irq_frame *f)
+{
+	uint64_t fixup = extable_lookup(f->rip);
+
+	if (fixup) {
+		f->rip = fixup;
+		return;
+	}
+	if (f->vector == EXC_NMI && handlers[EXC_NMI]) {
+		handlers[EXC_NMI](f);
+		return;
+	}
+	panic_frame(f, "exception %lu (%s) error %#lx at rip %#lx",
+		    f->vector, exc_names[f->vector] ? exc_names[f->vector] : "reserved",
+		    f->error, f->rip);
+}
+
+void irq_dispatch(struct irq_frame *f)
+{
+	if (f->vector < 32) {
+		exception(f);
+		return;
+	}
+	if (handlers[f->vector]) {
+		handlers[f->vector](f);
+		return;
+	}
+	pr_warn("cpu%u: unexpected interrupt vector %lu ignored", this_cpu()->index, f->vector);
+}
+
+bool rdmsr_safe(uint32_t msr, uint64_t *val)
+{
+	uint32_t lo = 0, hi = 0;
+	bool ok = false;
+
+	__asm__ volatile("1: rdmsr\n\t"
+			 "movb $1, %2\n"
+			 "2:\n\t"
+			 EXTABLE_ENTRY(1b, 2b)
+			 : "+a"(lo), "+d"(hi), "+m"(ok) : "c"(msr));
+	*val = ((uint64_t)hi << 32) | lo;
+	return ok;
+}

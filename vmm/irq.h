@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Host interrupts and exceptions in VMX root mode. */
+#ifndef VMM_IRQ_H
+#define VMM_IRQ_H
+
+#include "drivers/base.h"
+
+/* Saved by vmm/entry.asm; field order is the push order reversed. */
+struct irq_frame {
+	uint64_t rax, rbx, rcx, rdx, rsi, rdi, rbp;
+	uint64_t r8, r9, r10, r11, r12, r13, r14, r15;
+	uint64_t vector, error;
+	uint64_t rip, cs, rflags, rsp, ss;  /* pushed by the CPU */
+};
+
+/* Host vectors owned by tickvisor (above the exception range). */
+enum host_vector {
+	VEC_HOST_TIMER   = 0xec,    /* host LAPIC timer (guest timer fallback) */
+	VEC_HPET         = 0xed,    /* HPET comparator (guest timer fallback) */
+	VEC_KICK         = 0xee,    /* IPI: make a CPU leave non-root mode */
+	VEC_POSTED       = 0xf0,    /* posted-interrupt notification */
+	VEC_SPURIOUS     = 0xff,
+};
+
+typedef void (*irq_fn)(struct irq_frame *f);
+
+/* Builds the shared IDT once; loads it on the calling CPU. */
+void idt_init(void);
+void idt_load(void);
+void irq_register(uint8_t vector, irq_fn fn);
+/* Called from entry.asm. */
+void irq_dispatch(struct irq_frame *f);
+
+#endif

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include <stdarg.h>
+#include "drivers/fmt.h"
+#include "drivers/serial.h"
+#include "vmm/log.h"
+#include "vmm/spinlock.h"
+
+#define LOG_LINE_MAX 512u
+
+enum log_level log_level = LOG_INFO;
+uint32_t log_trace_mask = ~0u;
+
+static void (*console_hook)(const char *s, size_t n);
+static struct spinlock log_lock;
+
+void log_set_console(void (*hook)(const char *s, size_t n))
+{
+	console_hook = hook;
+}
+
+static void emit(const char *s, size_t n, bool raw)
+{
+	if (raw) {
+		for (size_t i = 0; i < n; i++)
+			serial_putc(s[i]);
+	} else {
+		serial_write(s, n);
+	}
+	if (console_hook)
+		console_hook(s, n);
+}
+
+void log_printf(enum log_level lvl, const char *fmt, ...)
+{
+	static const char prefix[] = "tickvisor: ";
+	char line[LOG_LINE_MAX];
+	size_t n = sizeof(prefix) - 1;
+	va_list ap;
+	int r;
+
+	if (lvl > log_level)
+		return;
+	__builtin_memcpy(line, prefix, n);
+	va_start(ap, fmt);
+	r = fmt_vsnprintf(line + n, sizeof(line) - n - 1, fmt, ap);
+	va_end(ap);
+	n += (size_t)r < sizeof(line) - n - 1 ? (size_t)r : sizeof(line) - n - 2;
+	line[n++] = '\n';
+	spin_lock(&log_lock);
+	emit(line, n, false);
+	spin_unlock(&log_lock);
+}
+
+void log_raw(const char *s, size_t n)
+{
+	spin_lock(&log_lock);
+	emit(s, n, true);
+	spin_unlock(&log_lock);
+}

@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* The hypervisor proper, from the hand-off by boot/ to power-off. */
+#include "drivers/io.h"
+#include "vmm/boot_info.h"
+#include "vmm/irq.h"
+#include "vmm/log.h"
+#include "vmm/mem.h"
+#include "vmm/percpu.h"
+#include "vmm/platform.h"
+#include "vmm/power.h"
+
+/* Our own descriptor tables and page tables first: after this nothing of
+ * the firmware's boot-services state is in use, and its RAM is ours. */
+static void host_init(struct boot_info *bi)
+{
+	struct pcpu *bsp;
+
+	irq_disable();
+	mem_init(bi);
+	idt_init();
+	bsp = cpu_alloc(0, 0);
+	cpu_init(bsp);
+	paging_init(bi);
+	mem_reclaim_boot_services(bi);
+	pr_info("memory: %lu MiB free for guests and tickvisor (largest block %lu MiB)",
+		(unsigned long)(mem_free_bytes() >> 20), (unsigned long)(mem_largest_free() >> 20));
+}
+
+__noreturn void vmm_main(struct boot_info *bi)
+{
+	power_init(bi);
+	host_init(bi);
+	platform_init(bi);
+	this_cpu()->apic_id = platform.apic_ids[0];
+	if (!platform_vmx_init())
+		power_off(1);
+	power_off(0);
+}

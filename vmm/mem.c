@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include "drivers/string.h"
+#include "vmm/mem.h"
+#include "vmm/panic.h"
+#include "vmm/pool.h"
+#include "vmm/spinlock.h"
+
+#define LOW_MEM_END (1ull << 20)
+
+/* Static on purpose: GNU-EFI folds .bss into .data, and the pool struct is
+ * only 4 KiB. */
+static struct pool pool;
+static struct spinlock pool_lock;
+static uint64_t low_page;
+
+static void add_type(const struct boot_info *bi, enum mem_type type)
+{
+	for (uint32_t i = 0; i < bi->nmem; i++) {
+		const struct mem_range *r = &bi->mem[i];
+		uint64_t base = r->base, end = r->base + r->size;
+
+		if (r->type != type)
+			continue;
+		if (base < LOW_MEM_END) {
+			/* Remember one low page for the AP trampoline. */
+			if (!low_page && base >= 0x1000 && ALIGN_UP(base, PAGE_SIZE) + PAGE_SIZE <= MIN(end, LOW_MEM_END))
+				low_page = ALIGN_UP(base, PAGE_SIZE);
+			base = LOW_MEM_END;
+		}
+		if (base < end)
+			pool_add(&pool, base, end - base);
+	}
+}
+
+void mem_init(const struct boot_info *bi)
+{
+	pool_init(&pool);
+	add_type(bi, MEM_USABLE);
+}
+
+void mem_reclaim_boot_services(const struct boot_info *bi)
+{
+	spin_lock(&pool_lock);
+	add_type(bi, MEM_BOOT_SERVICES);
+	spin_unlock(&pool_lock);
+}
+
+void *mem_try_alloc(uint64_t size, uint64_t align)
+{
+	uint64_t a;
+
+	spin_lock(&pool_lock);
+	a = pool_alloc(&pool, size, align, 0);
+	spin_unlock(&pool_lock);
+	if (a)
+		memset((void *)a, 0, ALIGN_UP(size, PAGE_SIZE));
+	return (void *)a;
+}
+
+void *mem_alloc_aligned(uint64_t size, uint64_t align)
+{
+	void *p = mem_try_alloc(size, align);
+
+	if (!p)
+		panic("out of memory: %lu bytes wanted, %lu free", (unsigned long)size,
+		      (unsigned long)pool.free_bytes);
+	return p;
+}
+
+void *mem_alloc(uint64_t size)
+{
+	return mem_alloc_aligned(size, PAGE_SIZE);
+}
+
+void mem_free(void *p, uint64_t size)
+{
+	spin_lock(&pool_lock);
+	pool_free(&pool, (uint64_t)p, size);
+	spin_unlock(&pool_lock);
+}
+
+uint64_t mem_free_bytes(void)
+{
+	return pool.free_bytes;
+}
+
+uint64_t mem_largest_free(void)
+{
+	return pool_largest(&pool);
+}
+
+uint64_t mem_low_page(void)
+{
+	return low_page;
+}

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Host memory: the global pool (vmm/pool.h) and the identity map. */
+#ifndef VMM_MEM_H
+#define VMM_MEM_H
+
+#include "vmm/boot_info.h"
+
+/* Pool from the usable RAM of the UEFI map (above 1 MiB: the low pages
+ * are kept for the AP start-up trampoline). */
+void mem_init(const struct boot_info *bi);
+/* After the switch to our page tables and stacks: firmware boot-services
+ * RAM joins the pool. */
+void mem_reclaim_boot_services(const struct boot_info *bi);
+/* Zeroed, page-aligned; panics when out of memory (a host invariant). */
+void *mem_alloc(uint64_t size);
+void *mem_alloc_aligned(uint64_t size, uint64_t align);
+/* Like mem_alloc_aligned but returns NULL on failure, for guest RAM. */
+void *mem_try_alloc(uint64_t size, uint64_t align);
+void mem_free(void *p, uint64_t size);
+uint64_t mem_free_bytes(void);
+uint64_t mem_largest_free(void);
+/* A page below 1 MiB, for the AP trampoline; 0 if none. */
+uint64_t mem_low_page(void);
+
+/* Identity map of all RAM and MMIO (2 MiB or 1 GiB pages) for the host. */
+void paging_init(const struct boot_info *bi);
+uint64_t paging_cr3(void);
+
+#endif

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Boot options: what tickvisor.cfg and the UEFI load options can set,
+ * globally or per guest. Plain data, shared by boot/ (which parses it)
+ * and vmm/ (which obeys it).
+ */
+#ifndef VMM_OPTIONS_H
+#define VMM_OPTIONS_H
+
+#include "drivers/base.h"
+
+#define TV_MAX_CPUS     16u
+#define TV_MAX_GUESTS   48u
+#define TV_MAX_MODULES  8u
+#define TV_NAME_LEN     32u
+#define TV_PATH_LEN     128u
+#define TV_CMDLINE_LEN  256u
+
+enum timer_backend_sel {
+	TIMER_SEL_AUTO,         /* preemption timer, else host LAPIC, else HPET */
+	TIMER_SEL_PREEMPT,      /* VMX-preemption timer */
+	TIMER_SEL_LAPIC,        /* host local APIC timer (TSC-deadline or one-shot) */
+	TIMER_SEL_HPET,         /* host HPET comparator */
+};
+
+enum advance_mode {
+	ADVANCE_OFF,
+	ADVANCE_FIXED,          /* advance_ns as given */
+	ADVANCE_AUTO,           /* tuned from observed lateness */
+};
+
+enum hlt_policy {
+	HLT_EXIT,               /* HLT exits; the CPU sleeps on a host timer */
+	HLT_GUEST,              /* HLT stays in non-root mode, preemption timer armed */
+};
+
+enum log_level {
+	LOG_ERROR,
+	LOG_WARN,
+	LOG_INFO,
+	LOG_DEBUG,
+	LOG_TRACE,
+};
+
+/* Options that a guest line may override; `set` marks which were given. */
+struct tv_options {
+	enum timer_backend_sel timer;
+	enum advance_mode advance;
+	uint32_t advance_ns;            /* for ADVANCE_FIXED; start value for AUTO */
+	bool apicv;                     /* use APIC virtualization when present */
+	enum hlt_policy hlt;
+	uint32_t min_period_us;         /* minimum periodic LAPIC timer period */
+	uint32_t set;                   /* OPT_SET_* bits */
+};
+
+#define OPT_SET_TIMER       BIT(0)
+#define OPT_SET_ADVANCE     BIT(1)
+#define OPT_SET_APICV       BIT(2)
+#define OPT_SET_HLT         BIT(3)
+#define OPT_SET_MIN_PERIOD  BIT(4)
+
+struct guest_module {
+	char path[TV_PATH_LEN];         /* as written in the config */
+	const void *data;               /* loaded by boot/ */
+	uint64_t size;
+};
+
+struct guest_spec {
+	char name[TV_NAME_LEN];
+	char path[TV_PATH_LEN];         /* kernel image, as written in the config */
+	char cmdline[TV_CMDLINE_LEN];
+	uint64_t mem_bytes;
+	uint32_t vcpus;
+	uint32_t nmodules;
+	struct guest_module modules[TV_MAX_MODULES];
+	const void *image;              /* loaded by boot/ */
+	uint64_t image_size;
+	struct tv_options opts;         /* effective options once resolved */
+	unsigned cfg_line;              /* where it was defined, for messages */
+};
+
+struct tv_config {
+	struct tv_options opts;         /* global options */
+	enum log_level log_level;
+	uint32_t nguests;
+	struct guest_spec guests[TV_MAX_GUESTS];
+};
+
+#define GUEST_MEM_DEFAULT   (128ull << 20)
+#define GUEST_MEM_MIN       (2ull << 20)
+#define GUEST_MEM_MAX       (3ull << 30)
+#define MIN_PERIOD_US_DEFAULT 200u
+#define ADVANCE_NS_MAX      1000000u
+
+#endif

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include "drivers/apic.h"
+#include "drivers/io.h"
+#include "drivers/string.h"
+#include "vmm/irq.h"
+#include "vmm/log.h"
+#include "vmm/panic.h"
+#include "vmm/platform.h"
+
+#define IOAPIC_DEFAULT_BASE 0xfec00000u
+
+struct platform platform;
+
+static const void *acpi_map_identity(uint64_t phys, size_t len, void *ctx)
+{
+	/* The host identity map covers all physical memory below map_top. */
+	return phys ? (const void *)phys : NULL;
+}
+
+static void acpi_init(const struct boot_info *bi)
+{
+	struct acpi_info *a = &platform.acpi;
+	char err[96];
+
+	if (!bi->rsdp) {
+		pr_info("ACPI: firmware published no tables (as OVMF under Bochs): "
+			"CPUs from MP services, HPET and PM timer probed");
+		return;
+	}
+	if (acpi_parse(a, bi->rsdp, acpi_map_identity, NULL, err, sizeof(err))) {
+		pr_warn("ACPI: %s: tables ignored", err);
+		return;
+	}
+	pr_info("ACPI: RSDP rev %u (%s)%s%s%s%s", a->rsdp_revision, a->oem_id,
+		a->has_madt ? ", MADT" : "", a->has_hpet ? ", HPET" : "",
+		a->has_fadt ? ", FADT" : "", a->has_ioapic ? ", I/O APIC" : "");
+	for (uint32_t i = 0; i < a->nnotes; i++)
+		pr_warn("ACPI: %s", a->notes[i]);
+	if (a->has_madt)
+		pr_info("ACPI: MADT lists %u CPU%s, local APIC at %#lx", a->ncpus,
+			a->ncpus == 1 ? "" : "s", (unsigned long)a->lapic_addr);
+	if (a->has_fadt)
+		pr_info("ACPI: FADT PM1a_CNT %#x, PM timer %#x (%s), reset %s", a->pm1a_cnt_port,
+			a->pm_tmr_port, a->pm_tmr_32bit ? "32-bit" : "24-bit",
+			a->reset_supported ? "register" : "unsupported");
+}
+
+static void cpus_init(const struct boot_info *bi)
+{
+	platform.ncpus = bi->ncpus;
+	for (uint32_t i = 0; i < bi->ncpus; i++)
+		platform.apic_ids[i] = bi->cpus[i].apic_id;
+	if (bi->cpus_dropped)
+		pr_warn("%u CPUs beyond the first %u are left unused", bi->cpus_dropped,
+			TV_MAX_CPUS);
+	if (platform.acpi.has_madt && platform.acpi.ncpus != bi->ncpus)
+		pr_warn("MADT lists %u CPUs but MP services reported %u: using MP services",
+			platform.acpi.ncpus, bi->ncpus);
+	pr_info("%u CPU%s (APIC IDs from UEFI MP services)", bi->ncpus, bi->ncpus == 1 ? "" : "s");
+}
+
+static void hpet_init(void)
+{
+	uint64_t base = platform.acpi.has_hpet ? platform.acpi.hpet_addr : HPET_DEFAULT_BASE;
+
+	platform.hpet_found_by = platform.acpi.has_hpet ? "ACPI HPET table" : "probe at 0xfed00000";
+	if (!hpet_probe(&platform.hpet, base)) {
+		pr_info("HPET: none (%s)", platform.hpet_found_by);
+		return;
+	}
+	hpet_enable(&platform.hpet);
+	platform.has_hpet = true;
+	pr_info("HPET: %#lx (%s), %lu Hz, %u comparators, %u-bit counter, vendor %#x",
+		(unsigned long)base, platform.hpet_found_by, (unsigned long)platform.hpet.freq_hz,
+		platform.hpet.ncomparators, platform.hpet.counter_64 ? 64 : 32,
+		platform.hpet.vendor);
+}
+
+static void pmtimer_init(void)
+{
+	struct pmtimer *t = &platform.pmtimer;
+
+	if (platform.acpi.pm_tmr_port) {
+		t->port = (uint16_t)platform.acpi.pm_tmr_port;
+		t->is_32bit = platform.acpi.pm_tmr_32bit;
+		platform.has_pmtimer = pmtimer_check(t);
+	} else {
+		platform.has_pmtimer = pmtimer_probe_piix4(t);
+	}
+	if (platform.has_pmtimer)
+		pr_info("ACPI PM timer: port %#x (%s)", t->port,
+			platform.acpi.pm_tmr_port ? "FADT" : "PIIX4 PM base");
+}
+
+static void tsc_init(void)
+{
+	struct tsc_info *t = &platform.tsc;
+
+	if (!tsc_calibrate(t, platform.has_hpet ? &platform.hpet : NULL,
+			   platform.has_pmtimer ? &platform.pmtimer : NULL))
+		panic("cannot determine the TSC frequency: no HPET, no ACPI PM timer "
+		      "and no CPUID 0x15/0x16");
+	pr_info("TSC: %lu Hz from %s%s", (unsigned long)t->hz, t->source,
+		t->invariant ? ", invariant" : ", not invariant");
+	if (t->measured_hz)
+		pr_info("TSC: measured %lu Hz against the %s", (unsigned long)t->measured_hz,
+			t->measured_by);
+	if (t->cpuid15_hz && t->measured_hz && t->hz != t->cpuid15_hz)
+		pr_info("TSC: CPUID 0x15 says %lu Hz, %lu ppm off the measurement: ignored",
+			(unsigned long)t->cpuid15_hz,
+			(unsigned long)tsc_ppm_diff(t->cpuid15_hz, t->measured_hz));
+	if (t->cpuid16_hz)
+		pr_info("TSC: CPUID 0x16 base frequency %lu MHz (information only)",
+			(unsigned long)(t->cpuid16_hz / 1000000));
+}
+
+static void pic_mask_all(void)
+{
+	/* The legacy 8259s stay masked: every host interrupt is an APIC one. */
+	outb(0x21, 0xff);
+	outb(0xa1, 0xff);
+}
+
+void platform_init(const struct boot_info *bi)
+{
+	acpi_init(bi);
+	cpus_init(bi);
+	pic_mask_all();
+	apic_init_cpu(VEC_SPURIOUS);
+	pr_info("host APIC: %s mode, id %u, TSC-deadline %s", apic_caps.x2apic ? "x2APIC" : "xAPIC",
+		apic_id(), apic_caps.tsc_deadline ? "yes" : "no");
+	platform.ioapic_addr = platform.acpi.has_ioapic ? (uint32_t)platform.acpi.ioapic_addr
+							: IOAPIC_DEFAULT_BASE;
+	hpet_init();
+	pmtimer_init();
+	tsc_init();
+}
+
+static const char *yn(bool b)
+{
+	return b ? "yes" : "no";
+}
+
+static void vmx_report(const struct vmx_caps *c)
+{
+	pr_info("VMX: revision %#x, VMCS region %u bytes, true controls %s%s", c->revision,
+		c->vmcs_size, yn(c->true_ctls),
+		c->locked_by_us ? ", IA32_FEATURE_CONTROL locked by tickvisor" : "");
+	pr_info("VMX: preemption timer %s (rate %u: one tick per %u TSC cycles)",
+		yn(c->preempt_timer), c->preempt_rate, 1u << c->preempt_rate);
+	pr_info("VMX: EPT %s (2M pages %s, 1G pages %s), VPID %s, unrestricted guest %s",
+		yn(c->ept), yn(c->ept_2m), yn(c->ept_1g), yn(c->vpid), yn(c->unrestricted));
+	pr_info("VMX: TPR shadow %s, APIC-access %s, APIC-register virtualization %s, "
+		"virtual-interrupt delivery %s, x2APIC virtualization %s, posted interrupts %s",
+		yn(c->tpr_shadow), yn(c->apic_access), yn(c->apic_reg_virt), yn(c->vid),
+		yn(c->x2apic_virt), yn(c->posted_intr));
+	pr_info("VMX: activity states HLT %s, wait-for-SIPI %s", yn(c->act_hlt), yn(c->act_wfs));
+}
+
+bool platform_vmx_init(void)
+{
+	struct vmx_caps *c = &platform.vmx;
+	bool ok = vmx_probe(c);
+
+	pr_info("CPU: VMX %s, TSC-deadline %s, invariant TSC %s, x2APIC %s", yn(c->vmx),
+		yn(c->tsc_deadline), yn(c->invariant_tsc), yn(c->x2apic));
+	if (c->vmx && c->revision)
+		vmx_report(c);
+	if (!ok)
+		pr_err("error: VMX unavailable: %s", c->unusable);
+	return ok;
+}

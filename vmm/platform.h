@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* What tickvisor found out about the machine it owns. */
+#ifndef VMM_PLATFORM_H
+#define VMM_PLATFORM_H
+
+#include "drivers/acpi.h"
+#include "drivers/hpet.h"
+#include "drivers/pmtimer.h"
+#include "drivers/tsc.h"
+#include "vmm/boot_info.h"
+#include "vmx/caps.h"
+
+struct platform {
+	struct acpi_info acpi;
+	bool has_hpet;
+	const char *hpet_found_by;      /* "ACPI HPET table" or "probe at 0xfed00000" */
+	struct hpet hpet;
+	bool has_pmtimer;
+	struct pmtimer pmtimer;
+	struct tsc_info tsc;
+	struct vmx_caps vmx;
+	uint32_t ncpus;                 /* CPUs tickvisor may use */
+	uint32_t apic_ids[TV_MAX_CPUS];
+	uint32_t ioapic_addr;           /* 0: none known */
+};
+
+extern struct platform platform;
+
+/* ACPI, HPET, PM timer, host APIC, TSC; prints what it finds. */
+void platform_init(const struct boot_info *bi);
+/* VMX capability probe and report; false (reason printed) if unusable. */
+bool platform_vmx_init(void);
+
+#endif

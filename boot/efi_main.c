@@ -134,19 +134,21 @@ static void read_config(EFI_HANDLE image, struct boot_info *bi)
 	log_level = bi->cfg.log_level;
 }
 
-/* Guest paths are relative to the config file's folder unless absolute. */
+/* Guest paths are relative to the config file's folder unless absolute;
+ * the result uses '\' throughout, as UEFI does. */
 static void resolve_path(const struct boot_info *bi, const char *p, char *out, size_t n)
 {
 	const char *dir_end = bi->cfg_path;
 
-	if (p[0] == '/' || p[0] == '\\') {
-		strlcpy(out, p, n);
-		return;
-	}
 	for (const char *c = bi->cfg_path; *c; c++)
 		if (*c == '/' || *c == '\\')
 			dir_end = c + 1;
+	if (p[0] == '/' || p[0] == '\\')
+		dir_end = bi->cfg_path;
 	fmt_snprintf(out, n, "%.*s%s", (int)(dir_end - bi->cfg_path), bi->cfg_path, p);
+	for (char *c = out; *c; c++)
+		if (*c == '/')
+			*c = '\\';
 }
 
 static void load_one(EFI_HANDLE image, const struct boot_info *bi, const struct guest_spec *g,

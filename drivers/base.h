@@ -23,6 +23,9 @@
 #define MIN(a, b)       ((a) < (b) ? (a) : (b))
 #define MAX(a, b)       ((a) > (b) ? (a) : (b))
 
+/* Physical CPUs tickvisor drives (and vCPUs a guest may have). */
+#define TV_MAX_CPUS     16u
+
 #define PAGE_SIZE       4096u
 #define KiB             1024ull
 #define MiB             (1024ull * KiB)

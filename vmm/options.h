@@ -9,7 +9,6 @@
 
 #include "drivers/base.h"
 
-#define TV_MAX_CPUS     16u
 #define TV_MAX_GUESTS   48u
 #define TV_MAX_MODULES  8u
 #define TV_NAME_LEN     32u

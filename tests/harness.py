@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
+"""make test: host unit tests, then integration boots in emulators.
+
+Every check counts as one test: each cmocka case, each boot-level check of
+a suite in tests/suites.py, each guest's exit status and each PASS/FAIL
+line a guest prints. The last line is `N passed, N failed`.
+"""
+import argparse
+import concurrent.futures
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+import emu  # noqa: E402
+import suites  # noqa: E402
+
+GUEST_END_RE = re.compile(r"^tickvisor: guest (\S+) exited with status (-?\d+)", re.M)
+GUEST_START_RE = re.compile(r"^tickvisor: guest (\S+): starting", re.M)
+REPORT_RE = re.compile(r"^(PASS|FAIL|SKIP|XFAIL|XPASS): (.*)$")
+
+
+class Results:
+    def __init__(self):
+        self.passed = 0
+        self.failed = 0
+        self.failures = []
+
+    def check(self, ok, name, detail=""):
+        if ok:
+            self.passed += 1
+            print(f"PASS: {name}")
+        else:
+            self.failed += 1
+            self.failures.append(name)
+            print(f"FAIL: {name}" + (f" ({detail})" if detail else ""))
+        sys.stdout.flush()
+        return ok
+
+
+def run_unit(res, build):
+    r = subprocess.run(["make", "--no-print-directory", "unit-build", f"BUILD={build}"],
+                       cwd=ROOT)
+    if not res.check(r.returncode == 0, "unit/build"):
+        return
+    for binary in sorted(glob.glob(os.path.join(build, "unit", "test_*"))):
+        if not os.access(binary, os.X_OK) or binary.endswith(".d"):
+            continue
+        name = os.path.basename(binary)[5:]
+        env = dict(os.environ, CMOCKA_MESSAGE_OUTPUT="TAP")
+        p = subprocess.run([binary], capture_output=True, text=True, env=env, timeout=600)
+        cases = 0
+        for line in p.stdout.splitlines():
+            m = re.match(r"^(not ok|ok) \d+ - (.*)$", line)
+            if m:
+                cases += 1
+                res.check(m.group(1) == "ok", f"unit/{name}/{m.group(2).strip()}")
+        if p.returncode != 0 or cases == 0:
+            # A sanitizer abort or crash: show it, count it.
+            print(p.stdout[-3000:] + p.stderr[-3000:])
+            res.check(False, f"unit/{name}", f"exit status {p.returncode}")
+
+
+def make_image(build, suite):
+    """esp.img with the suite's tickvisor.cfg (and, if given, a file to drop)."""
+    work = os.path.join(build, "test", suite.name)
+    os.makedirs(work, exist_ok=True)
+    img = os.path.join(work, "esp.img")
+    shutil.copyfile(os.path.join(build, "esp.img"), img)
+    cfg = os.path.join(work, "tickvisor.cfg")
+    with open(cfg, "w") as f:
+        f.write(suite.config)
+    subprocess.run(["mcopy", "-o", "-i", img, cfg, "::/EFI/tickvisor/tickvisor.cfg"],
+                   check=True)
+    for path in suite.remove:
+        subprocess.run(["mdel", "-i", img, "::" + path], check=True)
+    return img, work
+
+
+def split_guests(serial):
+    """{guest: (status, [output lines])} from tickvisor's guest markers."""
+    guests = {}
+    starts = {m.group(1): m.end() for m in GUEST_START_RE.finditer(serial)}
+    for m in GUEST_END_RE.finditer(serial):
+        name, status = m.group(1), int(m.group(2))
+        body = serial[starts.get(name, m.start()):m.start()]
+        guests[name] = (status, body.splitlines())
+    return guests
+
+
+def check_guest(res, suite, name, expect_status, got):
+    prefix = f"{suite.name}/{name}"
+    if got is None:
+        res.check(False, f"{prefix}/ran", "no 'guest exited' line")
+        return
+    status, lines = got
+    for line in lines:
+        m = REPORT_RE.match(line.strip())
+        if m and m.group(1) in ("PASS", "FAIL", "XPASS"):
+            res.check(m.group(1) == "PASS", f"{prefix}: {m.group(2)}")
+    res.check(status == expect_status, f"{prefix}/status",
+              f"exited with {status}, expected {expect_status}")
+
+
+def run_suite(build, suite):
+    img, work = make_image(build, suite)
+    t0 = time.monotonic()
+    status, serial, _ = emu.run(img, suite.emu, cpus=suite.cpus, megs=suite.megs,
+                                timeout=suite.timeout, workdir=work, quiet=True)
+    return suite, status, serial, work, time.monotonic() - t0
+
+
+def report_suite(res, suite, status, serial, work, secs):
+    print(f"--- {suite.name} ({suite.emu}, {suite.cpus} CPU, {secs:.1f} s, logs in {work})")
+    ok = res.check(status == suite.status, f"{suite.name}/final-status",
+                   f"got {status}, expected {suite.status}")
+    for pattern in suite.expect:
+        res.check(re.search(pattern, serial, re.M) is not None,
+                  f"{suite.name}/serial: {pattern}", "not in the serial log")
+    guests = split_guests(serial)
+    for name, expect_status in suite.guests:
+        check_guest(res, suite, name, expect_status, guests.get(name))
+    if not ok or res.failures and res.failures[-1].startswith(suite.name):
+        emu.diagnose(work, serial, f"suite {suite.name} failed")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--only", default=None, help="regex of suite names to run")
+    ap.add_argument("--no-unit", action="store_true")
+    ap.add_argument("-j", type=int, default=2, help="emulators run in parallel")
+    a = ap.parse_args()
+    build = os.path.abspath(a.build)
+    res = Results()
+    t0 = time.monotonic()
+    if not a.no_unit:
+        run_unit(res, build)
+    chosen = [s for s in suites.SUITES if not a.only or re.search(a.only, s.name)]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=a.j) as pool:
+        for fut in [pool.submit(run_suite, build, s) for s in chosen]:
+            report_suite(res, *fut.result())
+    print(f"--- {len(chosen)} emulator boots, {time.monotonic() - t0:.0f} s in all")
+    if res.failures:
+        print("failed: " + ", ".join(res.failures[:50]))
+    print(f"{res.passed} passed, {res.failed} failed")
+    sys.exit(1 if res.failed else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
+#include "drivers/apic.h"
 #include "drivers/io.h"
 #include "vmm/extable.h"
 #include "vmm/irq.h"
@@ -18,6 +19,7 @@ extern const struct extable_entry __extable_start[], __extable_end[];
 
 static struct idt_entry *idt;
 static irq_fn handlers[IDT_VECTORS];
+static void (*nmi_handler)(struct irq_frame *f);
 
 static const char *const exc_names[32] = {
 	"#DE", "#DB", "NMI", "#BP", "#OF", "#BR", "#UD", "#NM", "#DF", "CSO", "#TS",
@@ -46,9 +48,19 @@ void idt_load(void)
 	__asm__ volatile("lidt %0" : : "m"(idtr));
 }
 
+uint64_t idt_base(void)
+{
+	return (uint64_t)idt;
+}
+
 void irq_register(uint8_t vector, irq_fn fn)
 {
 	handlers[vector] = fn;
+}
+
+void irq_set_nmi_handler(void (*fn)(struct irq_frame *f))
+{
+	nmi_handler = fn;
 }
 
 uint64_t extable_lookup(uint64_t rip)
@@ -67,8 +79,8 @@ static void exception(struct irq_frame *f)
 		f->rip = fixup;
 		return;
 	}
-	if (f->vector == EXC_NMI && handlers[EXC_NMI]) {
-		handlers[EXC_NMI](f);
+	if (f->vector == EXC_NMI && nmi_handler) {
+		nmi_handler(f);
 		return;
 	}
 	panic_frame(f, "exception %lu (%s) error %#lx at rip %#lx",
@@ -82,11 +94,25 @@ void irq_dispatch(struct irq_frame *f)
 		exception(f);
 		return;
 	}
-	if (handlers[f->vector]) {
-		handlers[f->vector](f);
+	irq_handle((uint8_t)f->vector);
+}
+
+void irq_handle(uint8_t vector)
+{
+	if (handlers[vector]) {
+		handlers[vector](vector);
 		return;
 	}
-	pr_warn("cpu%u: unexpected interrupt vector %lu ignored", this_cpu()->index, f->vector);
+	/* Not ours (a stray firmware timer, say): acknowledge so lower
+	 * priorities are not blocked, and say so once per vector. */
+	static uint64_t warned[IDT_VECTORS / 64];
+
+	if (vector != VEC_SPURIOUS)
+		apic_eoi();
+	if (__atomic_fetch_or(&warned[vector / 64], BIT(vector % 64), __ATOMIC_RELAXED) &
+	    BIT(vector % 64))
+		return;
+	pr_warn("cpu%u: unexpected interrupt vector %u ignored", this_cpu()->index, vector);
 }
 
 bool rdmsr_safe(uint32_t msr, uint64_t *val)

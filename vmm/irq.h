@@ -22,13 +22,21 @@ enum host_vector {
 	VEC_SPURIOUS     = 0xff,
 };
 
-typedef void (*irq_fn)(struct irq_frame *f);
+/* A host interrupt handler; it sends the EOI itself when it needs one. */
+typedef void (*irq_fn)(uint8_t vector);
 
 /* Builds the shared IDT once; loads it on the calling CPU. */
 void idt_init(void);
 void idt_load(void);
+uint64_t idt_base(void);
 void irq_register(uint8_t vector, irq_fn fn);
+/* Runs the handler of a host interrupt vector: called from entry.asm
+ * through irq_dispatch, and from the VM-exit path for interrupts
+ * acknowledged on exit. */
+void irq_handle(uint8_t vector);
 /* Called from entry.asm. */
 void irq_dispatch(struct irq_frame *f);
+/* NMIs in root mode are handled here (SMP kicks, panics on other CPUs). */
+void irq_set_nmi_handler(void (*fn)(struct irq_frame *f));
 
 #endif

@@ -2,12 +2,14 @@
 /* The hypervisor proper, from the hand-off by boot/ to power-off. */
 #include "drivers/io.h"
 #include "vmm/boot_info.h"
+#include "vmm/guest.h"
 #include "vmm/irq.h"
 #include "vmm/log.h"
 #include "vmm/mem.h"
 #include "vmm/percpu.h"
 #include "vmm/platform.h"
 #include "vmm/power.h"
+#include "vmm/vmx_cpu.h"
 
 /* Our own descriptor tables and page tables first: after this nothing of
  * the firmware's boot-services state is in use, and its RAM is ours. */
@@ -32,8 +34,7 @@ __noreturn void vmm_main(struct boot_info *bi)
 	host_init(bi);
 	platform_init(bi);
 	this_cpu()->apic_id = platform.apic_ids[0];
-	if (!platform_vmx_init())
+	if (!platform_vmx_init() || !vmm_vmx_cpu_on())
 		power_off(1);
-	pr_info("done: %u guests, %u failed", 0u, 0u);
-	power_off(0);
+	power_off(guests_run_all(&bi->cfg) ? 1 : 0);
 }

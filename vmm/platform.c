@@ -112,6 +112,9 @@ static void tsc_init(void)
 	if (t->cpuid16_hz)
 		pr_info("TSC: CPUID 0x16 base frequency %lu MHz (information only)",
 			(unsigned long)(t->cpuid16_hz / 1000000));
+	timebase_init(&platform.tb, t->hz);
+	pr_info("guest APIC timer: %lu Hz (TSC / %u)", (unsigned long)platform.tb.apic_hz,
+		platform.tb.apic_div);
 }
 
 static void pic_mask_all(void)

@@ -8,6 +8,7 @@
 #include "drivers/pmtimer.h"
 #include "drivers/tsc.h"
 #include "vmm/boot_info.h"
+#include "timer/timebase.h"
 #include "vmx/caps.h"
 
 struct platform {
@@ -18,6 +19,7 @@ struct platform {
 	bool has_pmtimer;
 	struct pmtimer pmtimer;
 	struct tsc_info tsc;
+	struct timebase tb;              /* guest TSC and APIC timer clocks */
 	struct vmx_caps vmx;
 	uint32_t ncpus;                 /* CPUs tickvisor may use */
 	uint32_t apic_ids[TV_MAX_CPUS];

@@ -1,10 +1,24 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* Struct offsets for NASM (see Makefile: offsets.inc). Never compiled into
+/* Struct offsets for NASM (see Makefile: offsets.inc). Never linked into
  * the image: it is compiled to assembly and the markers are extracted. */
+#include "vmx/regs.h"
+#include "vmx/vmcs.h"
+
 #define OFFSET(name, type, member) \
 	__asm__ volatile("\n->" #name " %0" : : "i"(__builtin_offsetof(type, member)))
+#define VALUE(name, v) \
+	__asm__ volatile("\n->" #name " %0" : : "i"(v))
+#define GPR(name, idx) OFFSET(REGS_##name, struct guest_regs, gpr[idx])
 
 void offsets(void);
 void offsets(void)
 {
+	GPR(RAX, GPR_RAX); GPR(RCX, GPR_RCX); GPR(RDX, GPR_RDX); GPR(RBX, GPR_RBX);
+	GPR(RBP, GPR_RBP); GPR(RSI, GPR_RSI); GPR(RDI, GPR_RDI);
+	GPR(R8, GPR_R8); GPR(R9, GPR_R9); GPR(R10, GPR_R10); GPR(R11, GPR_R11);
+	GPR(R12, GPR_R12); GPR(R13, GPR_R13); GPR(R14, GPR_R14); GPR(R15, GPR_R15);
+	OFFSET(REGS_CR2, struct guest_regs, cr2);
+	OFFSET(REGS_HOST_RSP, struct guest_regs, host_rsp);
+	OFFSET(REGS_LAUNCHED, struct guest_regs, launched);
+	VALUE(VMCS_FIELD_HOST_RSP, VMCS_HOST_RSP);
 }

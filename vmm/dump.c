@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include "vmm/dump.h"
+#include "vmm/log.h"
+#include "vmx/vmx.h"
+
+static void dump_seg(const char *name, enum vmx_seg s)
+{
+	uint16_t sel;
+	uint64_t base;
+	uint32_t limit, ar;
+
+	vmx_read_seg(s, &sel, &base, &limit, &ar);
+	pr_err("  %s=%04x base=%016lx limit=%08x ar=%05x", name, sel, (unsigned long)base, limit, ar);
+}
+
+void vcpu_dump(struct vcpu *v)
+{
+	const uint64_t *r = v->regs.gpr;
+	const struct vmx_exit *e = &v->exit;
+
+	pr_err("  exit reason %u (%s)%s, qualification %#lx, guest-physical %#lx",
+	       e->basic, vmx_exit_name(e->basic),
+	       e->reason & VMX_EXIT_REASON_ENTRY_FAIL ? " [VM-entry failure]" : "",
+	       (unsigned long)e->qual, (unsigned long)vmread(VMCS_GUEST_PHYS_ADDR));
+	pr_err("  rip=%016lx rsp=%016lx rflags=%08lx insn_len=%u", (unsigned long)vmread(VMCS_GUEST_RIP),
+	       (unsigned long)vmread(VMCS_GUEST_RSP), (unsigned long)vmread(VMCS_GUEST_RFLAGS),
+	       e->insn_len);
+	pr_err("  cr0=%08lx (guest sees %08lx) cr3=%016lx cr4=%08lx (guest sees %08lx) efer=%lx",
+	       (unsigned long)vmread(VMCS_GUEST_CR0), (unsigned long)vmread(VMCS_CR0_READ_SHADOW),
+	       (unsigned long)vmread(VMCS_GUEST_CR3), (unsigned long)vmread(VMCS_GUEST_CR4),
+	       (unsigned long)vmread(VMCS_CR4_READ_SHADOW), (unsigned long)vmread(VMCS_GUEST_EFER));
+	dump_seg("cs", SEG_CS);
+	dump_seg("ss", SEG_SS);
+	dump_seg("ds", SEG_DS);
+	pr_err("  rax=%016lx rbx=%016lx rcx=%016lx rdx=%016lx", r[GPR_RAX], r[GPR_RBX],
+	       r[GPR_RCX], r[GPR_RDX]);
+	pr_err("  rsi=%016lx rdi=%016lx rbp=%016lx r8 =%016lx", r[GPR_RSI], r[GPR_RDI],
+	       r[GPR_RBP], r[GPR_R8]);
+	pr_err("  r9 =%016lx r10=%016lx r11=%016lx r12=%016lx", r[GPR_R9], r[GPR_R10],
+	       r[GPR_R11], r[GPR_R12]);
+	pr_err("  r13=%016lx r14=%016lx r15=%016lx cr2=%016lx", r[GPR_R13], r[GPR_R14],
+	       r[GPR_R15], v->regs.cr2);
+	pr_err("  interruptibility=%lx activity=%lu exit-intr-info=%08x idt-vectoring=%08x",
+	       (unsigned long)vmread(VMCS_GUEST_INTERRUPTIBILITY),
+	       (unsigned long)vmread(VMCS_GUEST_ACTIVITY_STATE), e->intr_info, e->idt_info);
+}

@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Guest lifecycle: RAM and EPT, Multiboot loading, vCPU creation, run,
+ * teardown and the per-guest report. Whatever a guest does, it ends here
+ * with a status and tickvisor goes on with the next one.
+ */
+#include <stdarg.h>
+#include "boot/config.h"
+#include "drivers/io.h"
+#include "drivers/fmt.h"
+#include "drivers/string.h"
+#include "vmm/dump.h"
+#include "vmm/guest.h"
+#include "vmm/log.h"
+#include "vmm/mem.h"
+#include "vmm/msr.h"
+#include "vmm/multiboot.h"
+#include "vmm/percpu.h"
+#include "vmm/platform.h"
+#include "vmm/vcpu_setup.h"
+#include "vmx/vmx.h"
+
+#define GUEST_RAM_ALIGN (2 * MiB)
+
+static void *ept_alloc_page(void *ctx)
+{
+	return mem_try_alloc(PAGE_SIZE, PAGE_SIZE);
+}
+
+static void ept_free_page(void *ctx, void *page)
+{
+	mem_free(page, PAGE_SIZE);
+}
+
+int guest_end(struct guest *g, int status, const char *fmt, ...)
+{
+	char msg[192];
+	va_list ap;
+	bool first;
+
+	spin_lock(&g->lock);
+	first = !g->ended;
+	if (first) {
+		g->ended = true;
+		g->status = status;
+	}
+	spin_unlock(&g->lock);
+	if (first && fmt) {
+		va_start(ap, fmt);
+		fmt_vsnprintf(msg, sizeof(msg), fmt, ap);
+		va_end(ap);
+		pr_info("guest %s: %s", g->spec->name, msg);
+	}
+	return -1;
+}
+
+int vcpu_kill(struct vcpu *v, int status, const char *fmt, ...)
+{
+	char msg[192];
+	va_list ap;
+
+	va_start(ap, fmt);
+	fmt_vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (!READ_ONCE(v->guest->ended)) {
+		pr_err("guest %s: vcpu%u: %s", v->guest->spec->name, v->id, msg);
+		vcpu_dump(v);
+	}
+	return guest_end(v->guest, status, NULL);
+}
+
+void *guest_ram_ptr(const struct guest *g, uint64_t gpa, uint64_t len)
+{
+	if (gpa >= g->ram_size || len > g->ram_size - gpa)
+		return NULL;
+	return g->ram + gpa;
+}
+
+/* MSRs the guest reads and writes directly (their guest values live in
+ * the VMCS or are not used by tickvisor): everything else exits. */
+static const uint32_t msr_passthrough[] = {
+	MSR_FS_BASE, MSR_GS_BASE, MSR_KERNEL_GS_BASE, MSR_STAR, MSR_LSTAR, MSR_CSTAR,
+	MSR_SFMASK, MSR_TSC_AUX, MSR_IA32_SYSENTER_CS, MSR_IA32_SYSENTER_ESP,
+	MSR_IA32_SYSENTER_EIP, MSR_IA32_PAT, MSR_EFER,
+};
+
+/* SDM Vol. 3C, "MSR-Bitmap Address": read-low, read-high, write-low,
+ * write-high quarters of 1 KiB each; a set bit makes the access exit. */
+void msr_bitmap_set(uint8_t *bm, uint32_t msr, bool read_exit, bool write_exit)
+{
+	uint32_t base = msr >= 0xc0000000u ? 1024u : 0u, bit = msr & 0x1fffu;
+
+	if (read_exit)
+		bm[base + bit / 8] |= (uint8_t)BIT(bit % 8);
+	else
+		bm[base + bit / 8] &= (uint8_t)~BIT(bit % 8);
+	if (write_exit)
+		bm[2048 + base + bit / 8] |= (uint8_t)BIT(bit % 8);
+	else
+		bm[2048 + base + bit / 8] &= (uint8_t)~BIT(bit % 8);
+}
+
+static void msr_bitmap_init(struct guest *g)
+{
+	g->msr_bitmap = mem_alloc(PAGE_SIZE);
+	memset(g->msr_bitmap, 0xff, PAGE_SIZE);
+	for (unsigned i = 0; i < ARRAY_SIZE(msr_passthrough); i++)
+		msr_bitmap_set(g->msr_bitmap, msr_passthrough[i], false, false);
+	/* Reading the TSC MSR gives TSC + offset without an exit. */
+	msr_bitmap_set(g->msr_bitmap, MSR_IA32_TSC, false, true);
+}
+
+static int guest_mem_init(struct guest *g)
+{
+	const struct guest_spec *s = g->spec;
+
+	g->ram = mem_try_alloc(s->mem_bytes, GUEST_RAM_ALIGN);
+	if (!g->ram)
+		return guest_end(g, GUEST_STATUS_LOAD_FAIL,
+				 "not enough memory for mem=%lu MiB (largest free block %lu MiB)",
+				 (unsigned long)(s->mem_bytes >> 20),
+				 (unsigned long)(mem_largest_free() >> 20));
+	g->ram_size = s->mem_bytes;
+	g->ept = (struct ept){ .alloc_page = ept_alloc_page, .free_page = ept_free_page };
+	if (!ept_init(&g->ept) ||
+	    !ept_map(&g->ept, 0, (uint64_t)g->ram, g->ram_size, EPT_RWX | EPT_MT_WB))
+		return guest_end(g, GUEST_STATUS_LOAD_FAIL, "out of memory for EPT tables");
+	g->eptp = ept_pointer(&g->ept);
+	msr_bitmap_init(g);
+	return 0;
+}
+
+static int guest_load(struct guest *g, uint32_t *entry, uint32_t *mbi)
+{
+	const struct guest_spec *s = g->spec;
+	struct mb_module mods[TV_MAX_MODULES];
+	struct mb_result r;
+	char err[160];
+
+	for (uint32_t i = 0; i < s->nmodules; i++)
+		mods[i] = (struct mb_module){ s->modules[i].data, s->modules[i].size,
+					      s->modules[i].path };
+	if (multiboot_load(g->ram, g->ram_size, s->image, s->image_size, s->cmdline, mods,
+			   s->nmodules, &r, err, sizeof(err)))
+		return guest_end(g, GUEST_STATUS_LOAD_FAIL, "cannot load %s: %s", s->path, err);
+	*entry = r.entry;
+	*mbi = r.mbi;
+	pr_debug("guest %s: kernel %#lx-%#lx, entry %#x, boot info %#x", s->name,
+		 (unsigned long)r.kernel_start, (unsigned long)r.kernel_end, r.entry, r.mbi);
+	return 0;
+}
+
+static struct vcpu *vcpu_create(struct guest *g, uint32_t id)
+{
+	struct vcpu *v = mem_alloc(sizeof(*v));
+	char err[160];
+
+	v->guest = g;
+	v->id = id;
+	g->vcpus[id] = v;
+	if (!vcpu_setup_vmcs(v, err, sizeof(err))) {
+		guest_end(g, GUEST_STATUS_LOAD_FAIL, "cannot set up the VMCS: %s", err);
+		return NULL;
+	}
+	return v;
+}
+
+static void guest_destroy(struct guest *g)
+{
+	for (uint32_t i = 0; i < g->nvcpus; i++) {
+		struct vcpu *v = g->vcpus[i];
+
+		if (!v)
+			continue;
+		if (v->vmcs) {
+			vmclear((uint64_t)v->vmcs);
+			mem_free(v->vmcs, PAGE_SIZE);
+		}
+		mem_free(v, sizeof(*v));
+	}
+	ept_destroy(&g->ept);
+	if (g->msr_bitmap)
+		mem_free(g->msr_bitmap, PAGE_SIZE);
+	if (g->ram)
+		mem_free(g->ram, g->ram_size);
+}
+
+static void guest_report_exits(const struct guest *g)
+{
+	char line[400];
+	size_t n = 0;
+	uint64_t total = 0;
+
+	for (uint32_t i = 0; i < g->nvcpus; i++)
+		if (g->vcpus[i])
+			total += g->vcpus[i]->stats.total;
+	for (unsigned r = 0; r < VMX_EXIT_NR && n < sizeof(line); r++) {
+		uint64_t c = 0;
+
+		for (uint32_t i = 0; i < g->nvcpus; i++)
+			if (g->vcpus[i])
+				c += g->vcpus[i]->stats.exits[r];
+		if (c)
+			n += (size_t)fmt_snprintf(line + n, sizeof(line) - n, "%s%s %lu",
+						  n ? ", " : "", vmx_exit_name(r), (unsigned long)c);
+	}
+	pr_info("guest %s: %lu VM exits%s%s", g->spec->name, (unsigned long)total,
+		n ? ": " : "", n ? line : "");
+}
+
+static int guest_run(const struct guest_spec *s)
+{
+	struct guest *g = mem_alloc(sizeof(*g));
+	uint32_t entry, mbi;
+
+	g->spec = s;
+	g->nvcpus = s->vcpus;
+	pr_info("guest %s: starting (%s, mem %lu MiB, %u vCPU%s, timer %s, apicv %s, hlt %s)",
+		s->name, s->path, (unsigned long)(s->mem_bytes >> 20), s->vcpus,
+		s->vcpus == 1 ? "" : "s", config_timer_name(s->opts.timer),
+		s->opts.apicv ? "on" : "off", s->opts.hlt == HLT_EXIT ? "exit" : "guest");
+	if (!guest_mem_init(g) && !guest_load(g, &entry, &mbi)) {
+		struct vcpu *v = vcpu_create(g, 0);
+
+		if (v) {
+			vcpu_reset_multiboot(v, entry, mbi);
+			vcpu_run(v);
+			guest_report_exits(g);
+		}
+	}
+	guest_destroy(g);
+	int status = g->status;
+	mem_free(g, sizeof(*g));
+	pr_info("guest %s exited with status %d", s->name, status);
+	return status;
+}
+
+uint32_t guests_run_all(const struct tv_config *cfg)
+{
+	uint32_t failed = 0;
+
+	for (uint32_t i = 0; i < cfg->nguests; i++)
+		if (guest_run(&cfg->guests[i]))
+			failed++;
+	pr_info("done: %u guests, %u failed", cfg->nguests, failed);
+	return failed;
+}

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include "vmm/exit.h"
+#include "vmm/hypercall.h"
+#include "vmm/lapic_glue.h"
+#include "vmm/platform.h"
+#include "vmm/vcpu_run.h"
+#include "vmx/vmx.h"
+
+#define SS_AR_DPL BITS(6, 5)
+
+/* Exit counts of the whole guest, so a benchmark on any vCPU sees all. */
+static uint64_t guest_exits(const struct guest *g, uint64_t reason)
+{
+	uint64_t n = 0;
+
+	for (uint32_t i = 0; i < g->nvcpus; i++) {
+		const struct vcpu *v = g->vcpus[i];
+
+		if (v)
+			n += reason == ~0ull ? v->stats.total : v->stats.exits[reason];
+	}
+	return n;
+}
+
+static void hc_info(struct vcpu *v, uint64_t *r)
+{
+	r[GPR_RAX] = platform.tb.tsc_hz;
+	r[GPR_RBX] = platform.tb.apic_hz;
+	r[GPR_RCX] = vcpu_info_flags(v);
+	r[GPR_RDX] = v->guest->nvcpus;
+}
+
+int exit_vmcall(struct vcpu *v)
+{
+	uint64_t *r = v->regs.gpr;
+
+	/* Only the guest kernel may ask; user mode gets #UD as on bare metal. */
+	if (FIELD_GET(SS_AR_DPL, vmread(VMCS_GUEST_SS_AR)) != 0) {
+		vcpu_inject_ud(v);
+		return 0;
+	}
+	switch (r[GPR_RAX]) {
+	case TV_HC_PING:
+		r[GPR_RAX] = TV_HC_PONG;
+		break;
+	case TV_HC_EXITS:
+		r[GPR_RAX] = r[GPR_RBX] < VMX_EXIT_NR || r[GPR_RBX] == ~0ull
+			     ? guest_exits(v->guest, r[GPR_RBX]) : TV_HC_ERROR;
+		break;
+	case TV_HC_INFO:
+		hc_info(v, r);
+		break;
+	default:
+		r[GPR_RAX] = TV_HC_ERROR;
+		break;
+	}
+	vcpu_skip_insn(v);
+	return 0;
+}

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * tickvisor hypercalls (VMCALL at CPL 0; see docs/hypercalls.md).
+ * RAX = function, RBX/RCX/RDX = arguments; results in RAX (and RBX, RCX,
+ * RDX where stated); RAX = ~0 for an unknown function.
+ */
+#ifndef VMM_HYPERCALL_H
+#define VMM_HYPERCALL_H
+
+enum tv_hypercall {
+	TV_HC_PING  = 0,        /* -> RAX = 0x7469636b ("tick") */
+	TV_HC_EXITS = 1,        /* RBX = basic exit reason or ~0 (all) -> RAX = count */
+	TV_HC_INFO  = 2,        /* -> RAX TSC Hz, RBX APIC timer Hz, RCX flags, RDX vCPUs */
+	TV_HC_NR,
+};
+
+#define TV_HC_PONG          0x7469636bull
+#define TV_HC_ERROR         (~0ull)
+#define TV_INFO_APICV       (1u << 0)
+#define TV_INFO_TIMER_SHIFT 1u          /* bits 3:1: 1 preempt, 2 lapic, 3 hpet */
+
+#endif

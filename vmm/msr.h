@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Guest MSR state kept by vmm/: the TSC and the hand-off to the APIC. */
+#ifndef VMM_MSR_H
+#define VMM_MSR_H
+
+#include "vmm/vcpu.h"
+
+/* SDM Vol. 3B, "Time-Stamp Counter": writing IA32_TSC moves
+ * IA32_TSC_ADJUST by the same amount and vice versa. */
+void vcpu_set_guest_tsc(struct vcpu *v, uint64_t tsc);
+void vcpu_set_tsc_adjust(struct vcpu *v, uint64_t adjust);
+uint64_t vcpu_guest_tsc(const struct vcpu *v);
+
+/* APIC MSRs (IA32_APIC_BASE, x2APIC range, TSC deadline): 0 or -1 (#GP). */
+int vcpu_msr_read_apic(struct vcpu *v, uint32_t msr, uint64_t *val);
+int vcpu_msr_write_apic(struct vcpu *v, uint32_t msr, uint64_t val);
+/* MSR bitmap helper: whether accesses to msr exit. */
+void msr_bitmap_set(uint8_t *bm, uint32_t msr, bool read_exit, bool write_exit);
+
+#endif

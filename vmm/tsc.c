@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* The guest TSC: host TSC + offset, with IA32_TSC_ADJUST kept in step. */
+#include "drivers/io.h"
+#include "vmm/msr.h"
+#include "vmx/vmx.h"
+
+static void set_offset(struct vcpu *v, uint64_t offset)
+{
+	v->tsc_offset = offset;
+	vmwrite(VMCS_TSC_OFFSET, offset);
+}
+
+uint64_t vcpu_guest_tsc(const struct vcpu *v)
+{
+	return rdtsc() + v->tsc_offset;
+}
+
+void vcpu_set_guest_tsc(struct vcpu *v, uint64_t tsc)
+{
+	uint64_t offset = tsc - rdtsc();
+
+	v->tsc_adjust += offset - v->tsc_offset;
+	set_offset(v, offset);
+}
+
+void vcpu_set_tsc_adjust(struct vcpu *v, uint64_t adjust)
+{
+	set_offset(v, v->tsc_offset + (adjust - v->tsc_adjust));
+	v->tsc_adjust = adjust;
+}

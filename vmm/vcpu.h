@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Guests and their vCPUs. vCPU n of a guest runs on physical CPU n. */
+#ifndef VMM_VCPU_H
+#define VMM_VCPU_H
+
+#include "vmm/options.h"
+#include "vmm/spinlock.h"
+#include "vmx/ept.h"
+#include "vmx/exit.h"
+#include "vmx/regs.h"
+
+/* Statuses tickvisor gives a guest it ends (a guest's own debug-exit
+ * status is whatever it wrote to port 0xf4). */
+enum guest_status {
+	GUEST_STATUS_KILLED       = 250,  /* unhandled exit, bad state, bad request */
+	GUEST_STATUS_TRIPLE_FAULT = 251,
+	GUEST_STATUS_BAD_ACCESS   = 252,  /* access outside RAM and devices */
+	GUEST_STATUS_ENTRY_FAIL   = 253,  /* VM entry failed */
+	GUEST_STATUS_HUNG         = 254,  /* halted forever, or over its time limit */
+	GUEST_STATUS_LOAD_FAIL    = 255,  /* could not be loaded or created */
+};
+
+struct guest;
+
+struct vcpu_stats {
+	uint64_t exits[VMX_EXIT_NR];
+	uint64_t total;
+	uint64_t io_unhandled;          /* port accesses nobody emulates */
+};
+
+struct vcpu {
+	struct guest_regs regs;         /* saved by vmx/entry.asm */
+	struct guest *guest;
+	uint32_t id;                    /* vCPU index = physical CPU index */
+	void *vmcs;                     /* 4 KiB VMCS region */
+	struct vlapic *lapic;
+	struct vtimer *timer;
+	struct vmx_exit exit;           /* information of the current exit */
+	uint64_t cr0_mask, cr4_mask;    /* guest/host masks written to the VMCS */
+	uint32_t entry_ctls;            /* cached VM-entry controls (IA-32e mode bit) */
+	uint32_t proc_ctls;             /* cached primary processor-based controls */
+	bool lma_by_hw;                 /* VM exits save EFER.LMA in IA-32e mode guest */
+	uint64_t tsc_offset;            /* guest TSC = host TSC + tsc_offset (VMCS copy) */
+	uint64_t tsc_adjust;            /* IA32_TSC_ADJUST as the guest sees it */
+	struct vcpu_stats stats;
+};
+
+/* Port-I/O device state of a guest (vmm/exit_io.c, vmm/dev_fwcfg.c). */
+struct guest_devices {
+	uint8_t uart_lcr, uart_scr;     /* COM1 line control, scratch */
+	uint32_t pci_addr;              /* last value written to 0xcf8 */
+	uint16_t fwcfg_key;             /* fw_cfg selector */
+	uint32_t fwcfg_off;             /* read offset within the item */
+	struct spinlock lock;           /* vCPUs share these devices */
+};
+
+struct guest {
+	const struct guest_spec *spec;
+	uint8_t *ram;                   /* host address of guest-physical 0 */
+	uint64_t ram_size;
+	struct ept ept;
+	uint64_t eptp;
+	uint8_t *msr_bitmap;
+	uint32_t nvcpus;
+	struct vcpu *vcpus[TV_MAX_CPUS];
+	struct guest_devices dev;
+	struct spinlock lock;           /* guards ended/status */
+	bool ended;
+	int status;
+	uint64_t deadline_tsc;          /* time limit, 0: none */
+};
+
+/* Ends the guest (first caller wins) with a status and a reason; the
+ * vCPU run loops stop at their next exit. Returns -1 for convenience. */
+int guest_end(struct guest *g, int status, const char *fmt, ...) __printf(3, 4);
+/* Ends the guest with a register dump of v. */
+int vcpu_kill(struct vcpu *v, int status, const char *fmt, ...) __printf(3, 4);
+
+/* Host pointer for a guest-physical range inside RAM, or NULL. */
+void *guest_ram_ptr(const struct guest *g, uint64_t gpa, uint64_t len);
+
+/* Advances RIP past the exiting instruction. */
+void vcpu_skip_insn(struct vcpu *v);
+/* Injects a hardware exception at the next VM entry. */
+void vcpu_inject_exception(struct vcpu *v, uint8_t vector, bool has_error, uint32_t error);
+static inline void vcpu_inject_gp(struct vcpu *v) { vcpu_inject_exception(v, 13, true, 0); }
+static inline void vcpu_inject_ud(struct vcpu *v) { vcpu_inject_exception(v, 6, false, 0); }
+
+#endif

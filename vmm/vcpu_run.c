@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* The vCPU run loop and the helpers exit handlers share. */
+#include "drivers/io.h"
+#include "vmm/exit.h"
+#include "vmm/guest.h"
+#include "vmm/log.h"
+#include "vmm/vcpu_run.h"
+#include "vmx/vmx.h"
+
+void vcpu_skip_insn(struct vcpu *v)
+{
+	uint64_t intr = vmread(VMCS_GUEST_INTERRUPTIBILITY);
+
+	vmwrite(VMCS_GUEST_RIP, v->exit.rip + v->exit.insn_len);
+	/* The emulated instruction ends any STI/MOV-SS shadow (SDM Vol. 3C,
+	 * "Interruptibility State"). */
+	if (intr & (INTERRUPTIBILITY_STI | INTERRUPTIBILITY_MOV_SS))
+		vmwrite(VMCS_GUEST_INTERRUPTIBILITY,
+			intr & ~(uint64_t)(INTERRUPTIBILITY_STI | INTERRUPTIBILITY_MOV_SS));
+}
+
+void vcpu_inject_exception(struct vcpu *v, uint8_t vector, bool has_error, uint32_t error)
+{
+	uint32_t info = vector | (INTR_TYPE_HW_EXC << 8) | INTR_INFO_VALID;
+
+	if (has_error) {
+		info |= INTR_INFO_ERROR_VALID;
+		vmwrite(VMCS_ENTRY_EXC_ERROR, error);
+	}
+	vmwrite(VMCS_ENTRY_INTR_INFO, info);
+}
+
+void vcpu_reinject(struct vcpu *v)
+{
+	uint32_t info = v->exit.idt_info & ~(uint32_t)BIT(12);
+	unsigned type = (unsigned)FIELD_GET(INTR_INFO_TYPE, info);
+
+	if (info & INTR_INFO_ERROR_VALID)
+		vmwrite(VMCS_ENTRY_EXC_ERROR, vmread(VMCS_IDT_VECTORING_ERROR));
+	/* Software interrupts and exceptions need their instruction length. */
+	if (type == INTR_TYPE_SW_INTR || type == INTR_TYPE_PRIV_SW_EXC || type == INTR_TYPE_SW_EXC)
+		vmwrite(VMCS_ENTRY_INSN_LEN, v->exit.insn_len);
+	vmwrite(VMCS_ENTRY_INTR_INFO, info);
+}
+
+int vcpu_block(struct vcpu *v)
+{
+	/* Until the virtual APIC and timers exist nothing can wake a
+	 * halted vCPU: say so instead of hanging the machine. */
+	return vcpu_kill(v, GUEST_STATUS_HUNG, "HLT with no timer armed and no interrupt "
+			 "source: the vCPU would sleep forever");
+}
+
+static bool vcpu_over_time(struct vcpu *v)
+{
+	uint64_t deadline = v->guest->deadline_tsc;
+
+	return deadline && rdtsc() > deadline;
+}
+
+/* EFER.LMA -> "IA-32e mode guest" on CPUs whose VM exits do not store
+ * it (IA32_VMX_MISC bit 5 clear), so the next entry agrees with EFER. */
+static void sync_ia32e(struct vcpu *v)
+{
+	bool lma = vmread(VMCS_GUEST_EFER) & EFER_LMA;
+	uint32_t ctls = lma ? v->entry_ctls | (uint32_t)BIT(ENTRY_IA32E_GUEST)
+			    : v->entry_ctls & ~(uint32_t)BIT(ENTRY_IA32E_GUEST);
+
+	if (ctls != v->entry_ctls) {
+		v->entry_ctls = ctls;
+		vmwrite(VMCS_ENTRY_CTLS, ctls);
+	}
+}
+
+void vcpu_run(struct vcpu *v)
+{
+	struct guest *g = v->guest;
+	int r;
+
+	irq_disable();
+	while (!READ_ONCE(g->ended)) {
+		if (unlikely(vcpu_over_time(v))) {
+			vcpu_kill(v, GUEST_STATUS_HUNG, "over its time limit");
+			break;
+		}
+		r = vmx_run(&v->regs);
+		if (unlikely(r)) {
+			unsigned err = r == 2 ? (unsigned)vmread(VMCS_INSN_ERROR) : 0;
+
+			vcpu_kill(v, GUEST_STATUS_ENTRY_FAIL, "%s failed: %s%u (%s)",
+				  v->regs.launched ? "VMRESUME" : "VMLAUNCH",
+				  r == 2 ? "VM-instruction error " : "VMfailInvalid ", err,
+				  r == 2 ? vmx_insn_error_name(err) : "no current VMCS");
+			break;
+		}
+		v->regs.launched = 1;
+		vmx_read_exit(&v->exit);
+		if (!v->lma_by_hw)
+			sync_ia32e(v);
+		vmm_handle_exit(v);
+	}
+}

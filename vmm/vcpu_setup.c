@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * VMCS set-up of a vCPU: controls fitted to what the CPU allows, host
+ * state of this physical CPU, and the guest's start state. The policy
+ * (which exits we take) lives here; vmx/ only provides the mechanism.
+ */
+#include "drivers/fmt.h"
+#include "drivers/io.h"
+#include "drivers/string.h"
+#include "vmm/irq.h"
+#include "vmm/log.h"
+#include "vmm/mem.h"
+#include "vmm/percpu.h"
+#include "vmm/platform.h"
+#include "vmm/vcpu_setup.h"
+#include "vmx/vmx.h"
+
+extern char vmx_exit[];
+
+#define PAT_POWER_ON   0x0007040600070406ull
+#define DR7_INIT       0x400ull
+#define RFLAGS_FIXED   BIT(1)
+
+/* Data segments in the guest: present, writable, accessed, 32-bit, 4 KiB granular. */
+#define AR_DATA32   0xc093u
+#define AR_CODE32   0xc09bu
+#define AR_TSS32    0x008bu     /* busy 32-bit TSS, byte granular */
+#define AR_LDT      0x0082u
+
+static bool fit_controls(const struct guest_spec *spec, struct vmx_ctls *out, char *err, size_t n)
+{
+	const struct vmx_ctls need = {
+		.pin = BIT(PIN_EXT_INTR_EXIT) | BIT(PIN_NMI_EXIT),
+		.proc = BIT(PROC_UNCOND_IO_EXIT) | BIT(PROC_MSR_BITMAPS) | BIT(PROC_SECONDARY) |
+			BIT(PROC_TSC_OFFSET),
+		.proc2 = BIT(PROC2_EPT) | BIT(PROC2_UNRESTRICTED),
+		.exit = BIT(EXIT_HOST_ADDR64) | BIT(EXIT_ACK_INTR) | BIT(EXIT_SAVE_EFER) |
+			BIT(EXIT_LOAD_EFER),
+		.entry = BIT(ENTRY_LOAD_EFER),
+	};
+	const struct vmx_ctls want = {
+		.pin = BIT(PIN_VIRTUAL_NMIS),
+		.proc = BIT(PROC_MWAIT_EXIT) | BIT(PROC_MONITOR_EXIT) | BIT(PROC_RDPMC_EXIT) |
+			(spec->opts.hlt == HLT_EXIT ? BIT(PROC_HLT_EXIT) : 0),
+		.proc2 = BIT(PROC2_VPID) | BIT(PROC2_RDTSCP) | BIT(PROC2_INVPCID),
+		.exit = BIT(EXIT_SAVE_PAT) | BIT(EXIT_LOAD_PAT),
+		.entry = BIT(ENTRY_LOAD_PAT),
+	};
+
+	/* CR3-load/store exiting stay set only where the CPU requires them
+	 * (legacy capability MSRs); with the TRUE MSRs they go. */
+	return vmx_ctls_fit(&platform.vmx, &want, &need, out, err, n);
+}
+
+static void write_host_state(void)
+{
+	struct pcpu *p = this_cpu();
+	struct vmx_host_state h = {
+		.gdt_base = (uint64_t)&p->gdt, .idt_base = idt_base(),
+		.tr_base = (uint64_t)&p->tss, .gs_base = (uint64_t)p,
+		.cs = SEL_CODE, .ds = SEL_DATA, .tr = SEL_TSS, .rip = (uint64_t)vmx_exit,
+	};
+
+	vmx_write_host_state(&h);
+}
+
+/* CR0/CR4 bits the guest may not change freely are owned by tickvisor:
+ * those VMX forces (FIXED0, minus PE/PG with unrestricted guest) and
+ * those it forbids (clear in FIXED1). The guest sees the read shadow. */
+static void write_cr_masks(struct vcpu *v)
+{
+	const struct vmx_caps *c = &platform.vmx;
+
+	v->cr0_mask = (c->cr0_fixed0 & ~(CR0_PE | CR0_PG)) | ~c->cr0_fixed1;
+	v->cr0_mask &= 0xffffffffull;
+	v->cr4_mask = c->cr4_fixed0 | (~c->cr4_fixed1 & 0xffffffffull);
+	vmwrite(VMCS_CR0_GUEST_HOST_MASK, v->cr0_mask);
+	vmwrite(VMCS_CR4_GUEST_HOST_MASK, v->cr4_mask);
+}
+
+uint64_t vcpu_cr0_real(const struct vcpu *v, uint64_t guest_cr0)
+{
+	const struct vmx_caps *c = &platform.vmx;
+
+	return (guest_cr0 | (c->cr0_fixed0 & ~(CR0_PE | CR0_PG))) & (c->cr0_fixed1 | CR0_PE | CR0_PG);
+}
+
+uint64_t vcpu_cr4_real(const struct vcpu *v, uint64_t guest_cr4)
+{
+	return (guest_cr4 | platform.vmx.cr4_fixed0) & platform.vmx.cr4_fixed1;
+}
+
+uint64_t vcpu_cr4_allowed(void)
+{
+	return platform.vmx.cr4_fixed1 & ~CR4_VMXE;
+}
+
+void vcpu_set_cr0(struct vcpu *v, uint64_t cr0)
+{
+	vmwrite(VMCS_GUEST_CR0, vcpu_cr0_real(v, cr0));
+	vmwrite(VMCS_CR0_READ_SHADOW, cr0);
+}
+
+void vcpu_set_cr4(struct vcpu *v, uint64_t cr4)
+{
+	vmwrite(VMCS_GUEST_CR4, vcpu_cr4_real(v, cr4));
+	vmwrite(VMCS_CR4_READ_SHADOW, cr4);
+}
+
+static void write_fixed_guest_state(void)
+{
+	vmwrite(VMCS_LINK_POINTER, ~0ull);
+	vmwrite(VMCS_GUEST_DR7, DR7_INIT);
+	vmwrite(VMCS_GUEST_DEBUGCTL, 0);
+	vmwrite(VMCS_GUEST_PAT, PAT_POWER_ON);
+	vmwrite(VMCS_GUEST_SYSENTER_CS, 0);
+	vmwrite(VMCS_GUEST_SYSENTER_ESP, 0);
+	vmwrite(VMCS_GUEST_SYSENTER_EIP, 0);
+	vmwrite(VMCS_GUEST_PENDING_DBG, 0);
+	vmwrite(VMCS_GUEST_INTERRUPTIBILITY, 0);
+	vmwrite(VMCS_GUEST_ACTIVITY_STATE, ACTIVITY_ACTIVE);
+	vmwrite(VMCS_ENTRY_INTR_INFO, 0);
+	vmwrite(VMCS_EXCEPTION_BITMAP, 0);
+	vmwrite(VMCS_PF_ERROR_MASK, 0);
+	vmwrite(VMCS_PF_ERROR_MATCH, 0);
+	vmwrite(VMCS_CR3_TARGET_COUNT, 0);
+	vmwrite(VMCS_EXIT_MSR_STORE_COUNT, 0);
+	vmwrite(VMCS_EXIT_MSR_LOAD_COUNT, 0);
+	vmwrite(VMCS_ENTRY_MSR_LOAD_COUNT, 0);
+	vmwrite(VMCS_TSC_OFFSET, 0);
+}
+
+void vcpu_reset_multiboot(struct vcpu *v, uint32_t entry, uint32_t mbi)
+{
+	/* Multiboot 0.6.96, "Machine state": flat 32-bit segments, PE on,
+	 * PG off, IF clear, EAX = magic, EBX = boot information. */
+	for (enum vmx_seg s = SEG_ES; s <= SEG_GS; s++)
+		vmx_write_seg(s, 0x10, 0, 0xffffffff, AR_DATA32);
+	vmx_write_seg(SEG_CS, 0x08, 0, 0xffffffff, AR_CODE32);
+	vmx_write_seg(SEG_LDTR, 0, 0, 0xffff, AR_LDT | SEG_AR_UNUSABLE);
+	vmx_write_seg(SEG_TR, 0, 0, 0xffff, AR_TSS32);
+	vmwrite(VMCS_GUEST_GDTR_BASE, 0);
+	vmwrite(VMCS_GUEST_GDTR_LIMIT, 0xffff);
+	vmwrite(VMCS_GUEST_IDTR_BASE, 0);
+	vmwrite(VMCS_GUEST_IDTR_LIMIT, 0xffff);
+	vcpu_set_cr0(v, CR0_PE | CR0_ET);
+	vmwrite(VMCS_GUEST_CR3, 0);
+	vcpu_set_cr4(v, 0);
+	vmwrite(VMCS_GUEST_EFER, 0);
+	vmwrite(VMCS_GUEST_RSP, 0);
+	vmwrite(VMCS_GUEST_RIP, entry);
+	vmwrite(VMCS_GUEST_RFLAGS, RFLAGS_FIXED);
+	memset(&v->regs, 0, __builtin_offsetof(struct guest_regs, host_rsp));
+	v->regs.gpr[GPR_RAX] = 0x2badb002;
+	v->regs.gpr[GPR_RBX] = mbi;
+	v->entry_ctls &= ~(uint32_t)BIT(ENTRY_IA32E_GUEST);
+	vmwrite(VMCS_ENTRY_CTLS, v->entry_ctls);
+}
+
+bool vcpu_setup_vmcs(struct vcpu *v, char *err, size_t errlen)
+{
+	struct guest *g = v->guest;
+	struct vmx_ctls ctls;
+
+	v->vmcs = mem_alloc(PAGE_SIZE);
+	if (!vmcs_init(&platform.vmx, v->vmcs)) {
+		fmt_snprintf(err, errlen, "VMCLEAR/VMPTRLD of a new VMCS failed");
+		return false;
+	}
+	if (!fit_controls(g->spec, &ctls, err, errlen))
+		return false;
+	vmx_ctls_write(&ctls);
+	v->entry_ctls = ctls.entry;
+	v->proc_ctls = ctls.proc;
+	v->lma_by_hw = platform.vmx.misc & BIT(5);
+	write_host_state();
+	write_fixed_guest_state();
+	write_cr_masks(v);
+	vmwrite(VMCS_MSR_BITMAP, (uint64_t)g->msr_bitmap);
+	vmwrite(VMCS_EPT_POINTER, g->eptp);
+	if (ctls.proc2 & BIT(PROC2_VPID)) {
+		vmwrite(VMCS_VPID, 1 + v->id);
+		invvpid(INVVPID_SINGLE, (uint16_t)(1 + v->id));
+	}
+	invept(INVEPT_SINGLE, g->eptp);
+	return true;
+}

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+#ifndef VMM_VCPU_SETUP_H
+#define VMM_VCPU_SETUP_H
+
+#include "vmm/vcpu.h"
+
+/* Allocates and fills the vCPU's VMCS and leaves it current. */
+bool vcpu_setup_vmcs(struct vcpu *v, char *err, size_t errlen);
+/* Start state for a Multiboot kernel (32-bit protected mode, paging off). */
+void vcpu_reset_multiboot(struct vcpu *v, uint32_t entry, uint32_t mbi);
+/* Guest CR0/CR4 as the guest sees them -> the value VMX runs with. */
+uint64_t vcpu_cr0_real(const struct vcpu *v, uint64_t guest_cr0);
+uint64_t vcpu_cr4_real(const struct vcpu *v, uint64_t guest_cr4);
+/* CR4 bits a guest may set: what VMX allows, minus VMXE (no nested VMX). */
+uint64_t vcpu_cr4_allowed(void);
+void vcpu_set_cr0(struct vcpu *v, uint64_t cr0);
+void vcpu_set_cr4(struct vcpu *v, uint64_t cr4);
+
+#endif

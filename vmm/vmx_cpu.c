@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* VMX operation on a physical CPU, with the region from our pool. */
+#include "drivers/io.h"
+#include "vmm/log.h"
+#include "vmm/mem.h"
+#include "vmm/percpu.h"
+#include "vmm/platform.h"
+#include "vmm/vmx_cpu.h"
+#include "vmx/vmx.h"
+
+bool vmm_vmx_cpu_on(void)
+{
+	struct pcpu *p = this_cpu();
+	struct vmx_caps c;
+
+	/* Every CPU locks its own IA32_FEATURE_CONTROL (the firmware may
+	 * leave it unlocked per CPU) and must agree with the BSP. */
+	if (p->index && !vmx_probe(&c)) {
+		pr_err("cpu%u: VMX unavailable: %s", p->index, c.unusable);
+		return false;
+	}
+	p->vmx = mem_alloc(PAGE_SIZE);
+	if (!vmx_cpu_on(&platform.vmx, p->vmx)) {
+		pr_err("cpu%u: VMXON failed (CR0 %#lx CR4 %#lx)", p->index,
+		       (unsigned long)read_cr0(), (unsigned long)read_cr4());
+		return false;
+	}
+	return true;
+}

@@ -1,0 +1,97 @@
+; SPDX-License-Identifier: BSD-2-Clause
+;
+; VM entry and exit. The C run loop calls
+;     int vmx_run(struct guest_regs *regs);
+; which saves the host's callee-saved registers, loads the guest's GPRs
+; and enters with VMLAUNCH or VMRESUME. A VM exit lands on vmx_exit
+; (VMCS HOST_RIP) with RSP = VMCS HOST_RSP, which points at the saved
+; regs pointer; the guest GPRs are stored and vmx_run returns 0.
+; Offsets come from vmx/offsets.c.
+default rel
+bits 64
+
+%include "offsets.inc"
+
+global vmx_run
+global vmx_exit
+
+section .text
+
+vmx_run:
+	push rbp
+	push rbx
+	push r12
+	push r13
+	push r14
+	push r15
+	push rdi                                ; regs, found again at exit
+	; if (regs->host_rsp != rsp) vmwrite(HOST_RSP, regs->host_rsp = rsp)
+	cmp rsp, [rdi + REGS_HOST_RSP]
+	je .rsp_ok
+	mov [rdi + REGS_HOST_RSP], rsp
+	mov rax, VMCS_FIELD_HOST_RSP
+	vmwrite rax, rsp
+.rsp_ok:
+	; guest CR2 (the host never page-faults, so only the guest changes it)
+	mov rax, [rdi + REGS_CR2]
+	mov cr2, rax
+	mov rax, [rdi + REGS_RAX]
+	mov rcx, [rdi + REGS_RCX]
+	mov rdx, [rdi + REGS_RDX]
+	mov rbx, [rdi + REGS_RBX]
+	mov rbp, [rdi + REGS_RBP]
+	mov rsi, [rdi + REGS_RSI]
+	mov r8,  [rdi + REGS_R8]
+	mov r9,  [rdi + REGS_R9]
+	mov r10, [rdi + REGS_R10]
+	mov r11, [rdi + REGS_R11]
+	mov r12, [rdi + REGS_R12]
+	mov r13, [rdi + REGS_R13]
+	mov r14, [rdi + REGS_R14]
+	mov r15, [rdi + REGS_R15]
+	cmp byte [rdi + REGS_LAUNCHED], 0
+	mov rdi, [rdi + REGS_RDI]               ; mov leaves the flags alone
+	jne .resume
+	vmlaunch
+	jmp .fail
+.resume:
+	vmresume
+.fail:
+	; VMfailInvalid (CF=1) -> 1, VMfailValid (ZF=1) -> 2
+	mov eax, 2
+	mov ecx, 1
+	cmovc eax, ecx
+	jmp vmx_return
+
+vmx_exit:
+	push rdi                                ; guest rdi
+	mov rdi, [rsp + 8]                      ; regs
+	pop qword [rdi + REGS_RDI]
+	mov [rdi + REGS_RAX], rax
+	mov [rdi + REGS_RCX], rcx
+	mov [rdi + REGS_RDX], rdx
+	mov [rdi + REGS_RBX], rbx
+	mov [rdi + REGS_RBP], rbp
+	mov [rdi + REGS_RSI], rsi
+	mov [rdi + REGS_R8], r8
+	mov [rdi + REGS_R9], r9
+	mov [rdi + REGS_R10], r10
+	mov [rdi + REGS_R11], r11
+	mov [rdi + REGS_R12], r12
+	mov [rdi + REGS_R13], r13
+	mov [rdi + REGS_R14], r14
+	mov [rdi + REGS_R15], r15
+	mov rax, cr2
+	mov [rdi + REGS_CR2], rax
+	xor eax, eax
+vmx_return:
+	pop rdi
+	pop r15
+	pop r14
+	pop r13
+	pop r12
+	pop rbx
+	pop rbp
+	ret
+
+section .note.GNU-stack noalloc noexec nowrite progbits

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Guest general-purpose registers, saved and restored by vmx/entry.asm
+ * around every VM entry (RSP and RIP live in the VMCS). The assembly
+ * reaches the fields through offsets generated from this struct
+ * (vmx/offsets.c -> offsets.inc), never typed by hand.
+ */
+#ifndef VMX_REGS_H
+#define VMX_REGS_H
+
+#include "drivers/base.h"
+
+/* Indices follow the x86 register encoding (ModRM/REX), so instruction
+ * emulation can index gpr[] directly. */
+enum gpr {
+	GPR_RAX, GPR_RCX, GPR_RDX, GPR_RBX, GPR_RSP, GPR_RBP, GPR_RSI, GPR_RDI,
+	GPR_R8, GPR_R9, GPR_R10, GPR_R11, GPR_R12, GPR_R13, GPR_R14, GPR_R15,
+	GPR_NR,
+};
+
+struct guest_regs {
+	uint64_t gpr[GPR_NR];   /* gpr[GPR_RSP] is unused: RSP is in the VMCS */
+	uint64_t cr2;           /* not in the VMCS: switched by the stub */
+	uint64_t host_rsp;      /* cached VMCS HOST_RSP, rewritten when it changes */
+	uint8_t launched;       /* VMRESUME instead of VMLAUNCH */
+};
+
+/* Enters the guest whose VMCS is current; returns 0 after a VM exit, 1
+ * on VMfailInvalid, 2 on VMfailValid (see VMCS_INSN_ERROR). */
+int vmx_run(struct guest_regs *regs);
+
+#endif

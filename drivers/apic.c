@@ -94,3 +94,19 @@ void apic_timer_stop(void)
 	apic_write(APIC_TMICT, 0);
 	apic_write(APIC_LVT_TIMER, APIC_LVT_MASKED);
 }
+
+uint64_t apic_timer_calibrate(uint64_t tsc_hz)
+{
+	uint64_t start, window = tsc_hz / 100;          /* 10 ms */
+	uint32_t left;
+
+	apic_write(APIC_TDCR, APIC_TDCR_DIV1);
+	apic_write(APIC_LVT_TIMER, APIC_LVT_MASKED);    /* counts, never fires */
+	apic_write(APIC_TMICT, 0xffffffffu);
+	start = rdtsc();
+	while (rdtsc() - start < window)
+		cpu_relax();
+	left = apic_read(APIC_TMCCT);
+	apic_write(APIC_TMICT, 0);
+	return (uint64_t)(0xffffffffu - left) * 100;
+}

@@ -66,5 +66,7 @@ void apic_send_ipi(uint32_t dest_apic_id, uint32_t icr_lo);
 void apic_timer_deadline(uint8_t vector, uint64_t tsc);
 void apic_timer_oneshot(uint8_t vector, uint32_t count);
 void apic_timer_stop(void);
+/* Host APIC timer frequency at divide 1, measured against the TSC. */
+uint64_t apic_timer_calibrate(uint64_t tsc_hz);
 
 #endif

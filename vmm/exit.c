@@ -7,7 +7,9 @@
 #include "drivers/io.h"
 #include "vmm/exit.h"
 #include "vmm/irq.h"
+#include "vmm/lapic_glue.h"
 #include "vmm/log.h"
+#include "vmm/vcpu_timer.h"
 #include "vmm/vcpu_run.h"
 #include "vmx/vmx.h"
 
@@ -135,6 +137,13 @@ static const exit_fn exit_table[VMX_EXIT_NR] = {
 	[VMX_EXIT_INVEPT]         = exit_undefined,
 	[VMX_EXIT_INVVPID]        = exit_undefined,
 	[VMX_EXIT_XSETBV]         = exit_xsetbv,
+	[VMX_EXIT_INTR_WINDOW]    = exit_intr_window,
+	[VMX_EXIT_NMI_WINDOW]     = exit_nmi_window,
+	[VMX_EXIT_TPR_BELOW]      = exit_tpr_below,
+	[VMX_EXIT_APIC_ACCESS]    = exit_apic_access,
+	[VMX_EXIT_EOI_INDUCED]    = exit_eoi_induced,
+	[VMX_EXIT_APIC_WRITE]     = exit_apic_write,
+	[VMX_EXIT_PREEMPT_TIMER]  = exit_preempt_timer,
 };
 
 void vmm_handle_exit(struct vcpu *v)

@@ -7,6 +7,7 @@
  */
 #include "drivers/io.h"
 #include "vmm/exit.h"
+#include "vmm/lapic_glue.h"
 #include "vmm/platform.h"
 #include "vmm/vcpu_run.h"
 #include "vmx/vmx.h"
@@ -44,7 +45,11 @@ static void leaf1(struct vcpu *v, struct cpuid_regs *r)
 	if (cr4 & CR4_OSXSAVE)
 		r->ecx |= C1_ECX_OSXSAVE;
 	r->edx &= ~(uint32_t)C1_EDX_DROP;
-	r->edx |= C1_EDX_APIC;
+	/* The APIC feature flag follows IA32_APIC_BASE.EN (SDM). */
+	if (vlapic_mode(v->lapic) != VLAPIC_DISABLED)
+		r->edx |= C1_EDX_APIC;
+	else
+		r->edx &= ~(uint32_t)C1_EDX_APIC;
 	r->ebx = (r->ebx & 0xffffu) | (v->guest->nvcpus << 16) | (v->id << 24);
 }
 

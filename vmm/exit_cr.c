@@ -7,6 +7,7 @@
  */
 #include "drivers/io.h"
 #include "vmm/exit.h"
+#include "vmm/lapic_glue.h"
 #include "vmm/vcpu_run.h"
 #include "vmm/vcpu_setup.h"
 #include "vmx/vmx.h"
@@ -79,6 +80,12 @@ static int mov_to_cr(struct vcpu *v, unsigned cr, uint64_t val)
 	case 0: return guest_write_cr0(v, val);
 	case 3: vmwrite(VMCS_GUEST_CR3, val); return 0;     /* only if CR3 exiting is forced */
 	case 4: return guest_write_cr4(v, val);
+	case 8:
+		/* Reserved bits 63:4 raise #GP (SDM "MOV—Move to/from Control Registers"). */
+		if (val >> 4)
+			return -1;
+		vapic_write_cr8(v, val);
+		return 0;
 	default: return -1;
 	}
 }
@@ -95,12 +102,13 @@ int exit_cr_access(struct vcpu *v)
 		r = mov_to_cr(v, cr, val);
 		break;
 	case CR_TYPE_FROM:
-		if (cr != 3)
+		if (cr != 3 && cr != 8)
 			return vcpu_kill(v, GUEST_STATUS_KILLED, "unexpected MOV from CR%u exit", cr);
+		val = cr == 8 ? vapic_read_cr8(v) : vmread(VMCS_GUEST_CR3);
 		if (reg == GPR_RSP)
-			vmwrite(VMCS_GUEST_RSP, vmread(VMCS_GUEST_CR3));
+			vmwrite(VMCS_GUEST_RSP, val);
 		else
-			gpr[reg] = vmread(VMCS_GUEST_CR3);
+			gpr[reg] = val;
 		r = 0;
 		break;
 	case CR_TYPE_LMSW: {

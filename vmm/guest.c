@@ -11,6 +11,7 @@
 #include "drivers/string.h"
 #include "vmm/dump.h"
 #include "vmm/guest.h"
+#include "vmm/lapic_glue.h"
 #include "vmm/log.h"
 #include "vmm/mem.h"
 #include "vmm/msr.h"
@@ -18,6 +19,7 @@
 #include "vmm/percpu.h"
 #include "vmm/platform.h"
 #include "vmm/vcpu_setup.h"
+#include "vmm/vcpu_timer.h"
 #include "vmx/vmx.h"
 
 #define GUEST_RAM_ALIGN (2 * MiB)
@@ -76,40 +78,6 @@ void *guest_ram_ptr(const struct guest *g, uint64_t gpa, uint64_t len)
 	return g->ram + gpa;
 }
 
-/* MSRs the guest reads and writes directly (their guest values live in
- * the VMCS or are not used by tickvisor): everything else exits. */
-static const uint32_t msr_passthrough[] = {
-	MSR_FS_BASE, MSR_GS_BASE, MSR_KERNEL_GS_BASE, MSR_STAR, MSR_LSTAR, MSR_CSTAR,
-	MSR_SFMASK, MSR_TSC_AUX, MSR_IA32_SYSENTER_CS, MSR_IA32_SYSENTER_ESP,
-	MSR_IA32_SYSENTER_EIP, MSR_IA32_PAT, MSR_EFER,
-};
-
-/* SDM Vol. 3C, "MSR-Bitmap Address": read-low, read-high, write-low,
- * write-high quarters of 1 KiB each; a set bit makes the access exit. */
-void msr_bitmap_set(uint8_t *bm, uint32_t msr, bool read_exit, bool write_exit)
-{
-	uint32_t base = msr >= 0xc0000000u ? 1024u : 0u, bit = msr & 0x1fffu;
-
-	if (read_exit)
-		bm[base + bit / 8] |= (uint8_t)BIT(bit % 8);
-	else
-		bm[base + bit / 8] &= (uint8_t)~BIT(bit % 8);
-	if (write_exit)
-		bm[2048 + base + bit / 8] |= (uint8_t)BIT(bit % 8);
-	else
-		bm[2048 + base + bit / 8] &= (uint8_t)~BIT(bit % 8);
-}
-
-static void msr_bitmap_init(struct guest *g)
-{
-	g->msr_bitmap = mem_alloc(PAGE_SIZE);
-	memset(g->msr_bitmap, 0xff, PAGE_SIZE);
-	for (unsigned i = 0; i < ARRAY_SIZE(msr_passthrough); i++)
-		msr_bitmap_set(g->msr_bitmap, msr_passthrough[i], false, false);
-	/* Reading the TSC MSR gives TSC + offset without an exit. */
-	msr_bitmap_set(g->msr_bitmap, MSR_IA32_TSC, false, true);
-}
-
 static int guest_mem_init(struct guest *g)
 {
 	const struct guest_spec *s = g->spec;
@@ -126,7 +94,7 @@ static int guest_mem_init(struct guest *g)
 	    !ept_map(&g->ept, 0, (uint64_t)g->ram, g->ram_size, EPT_RWX | EPT_MT_WB))
 		return guest_end(g, GUEST_STATUS_LOAD_FAIL, "out of memory for EPT tables");
 	g->eptp = ept_pointer(&g->ept);
-	msr_bitmap_init(g);
+	vapic_guest_init(g);
 	return 0;
 }
 
@@ -158,10 +126,13 @@ static struct vcpu *vcpu_create(struct guest *g, uint32_t id)
 	v->guest = g;
 	v->id = id;
 	g->vcpus[id] = v;
+	v->msr_bitmap = msr_bitmap_new();
 	if (!vcpu_setup_vmcs(v, err, sizeof(err))) {
 		guest_end(g, GUEST_STATUS_LOAD_FAIL, "cannot set up the VMCS: %s", err);
 		return NULL;
 	}
+	vapic_vcpu_init(v);
+	vcpu_timer_init(v);
 	return v;
 }
 
@@ -176,11 +147,14 @@ static void guest_destroy(struct guest *g)
 			vmclear((uint64_t)v->vmcs);
 			mem_free(v->vmcs, PAGE_SIZE);
 		}
+		if (v->lapic)
+			mem_free(v->lapic, sizeof(*v->lapic));
+		if (v->msr_bitmap)
+			mem_free(v->msr_bitmap, PAGE_SIZE);
 		mem_free(v, sizeof(*v));
 	}
 	ept_destroy(&g->ept);
-	if (g->msr_bitmap)
-		mem_free(g->msr_bitmap, PAGE_SIZE);
+	vapic_guest_destroy(g);
 	if (g->ram)
 		mem_free(g->ram, g->ram_size);
 }

@@ -1,14 +1,47 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* What the exit handlers ask of a vCPU's local APIC. */
+/*
+ * A vCPU's virtual local APIC as vmm/ drives it: creation, the MSR and
+ * MMIO interfaces, APIC virtualization (APICv) set-up, event injection
+ * before VM entry and the APIC-related exits.
+ */
 #ifndef VMM_LAPIC_GLUE_H
 #define VMM_LAPIC_GLUE_H
 
+#include "lapic/vlapic.h"
 #include "vmm/vcpu.h"
 
-/* Is gpa inside the vCPU's xAPIC MMIO page (when the APIC is in xAPIC mode)? */
+/* Whether this guest uses APIC virtualization (option and CPU allow it). */
+bool vapic_apicv_usable(const struct guest *g, const char **why_not);
+void vapic_guest_init(struct guest *g);
+void vapic_guest_destroy(struct guest *g);
+/* Creates v->lapic and programs the VMCS for the APIC mode in force. */
+void vapic_vcpu_init(struct vcpu *v);
+/* Re-programs EPT, MSR bitmap and VMCS controls after a mode/base change. */
+void vapic_mode_sync(struct vcpu *v);
+
+/* APIC MSRs (IA32_APIC_BASE, x2APIC range, TSC deadline): 0 or -1 (#GP). */
+int vcpu_msr_read_apic(struct vcpu *v, uint32_t msr, uint64_t *val);
+int vcpu_msr_write_apic(struct vcpu *v, uint32_t msr, uint64_t val);
+/* Is gpa inside the vCPU's xAPIC MMIO page (xAPIC mode, APIC enabled)? */
 bool vcpu_apic_mmio_claims(struct vcpu *v, uint64_t gpa);
 /* Emulates the access that caused an EPT violation on the APIC page. */
 int vcpu_apic_mmio(struct vcpu *v, uint64_t gpa, uint64_t qual);
+/* CR8 <-> TPR when the CPU does not shadow the TPR. */
+uint64_t vapic_read_cr8(struct vcpu *v);
+void vapic_write_cr8(struct vcpu *v, uint64_t val);
+
+/* Before every VM entry: NMIs and interrupts to inject, or the window
+ * exits that will let them in; with APICv the RVI/SVI it evaluates. */
+void vapic_inject(struct vcpu *v);
+/* Anything deliverable now (for a halted vCPU)? */
+bool vapic_has_event(struct vcpu *v, bool if_set);
+
+int exit_intr_window(struct vcpu *v);
+int exit_nmi_window(struct vcpu *v);
+int exit_apic_access(struct vcpu *v);
+int exit_apic_write(struct vcpu *v);
+int exit_eoi_induced(struct vcpu *v);
+int exit_tpr_below(struct vcpu *v);
 
 /* TV_HC_INFO flags: APICv in use, timer backend. */
 uint32_t vcpu_info_flags(struct vcpu *v);

@@ -9,6 +9,7 @@
 #include "vmm/percpu.h"
 #include "vmm/platform.h"
 #include "vmm/power.h"
+#include "vmm/vcpu_timer.h"
 #include "vmm/vmx_cpu.h"
 
 /* Our own descriptor tables and page tables first: after this nothing of
@@ -36,5 +37,8 @@ __noreturn void vmm_main(struct boot_info *bi)
 	this_cpu()->apic_id = platform.apic_ids[0];
 	if (!platform_vmx_init() || !vmm_vmx_cpu_on())
 		power_off(1);
+	platform_timer_init();
+	vcpu_timer_host_init();
+	timer_cpu_init(&this_cpu()->timer, 0, this_cpu()->apic_id);
 	power_off(guests_run_all(&bi->cfg) ? 1 : 0);
 }

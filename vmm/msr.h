@@ -14,7 +14,9 @@ uint64_t vcpu_guest_tsc(const struct vcpu *v);
 /* APIC MSRs (IA32_APIC_BASE, x2APIC range, TSC deadline): 0 or -1 (#GP). */
 int vcpu_msr_read_apic(struct vcpu *v, uint32_t msr, uint64_t *val);
 int vcpu_msr_write_apic(struct vcpu *v, uint32_t msr, uint64_t val);
-/* MSR bitmap helper: whether accesses to msr exit. */
+/* MSR bitmaps (SDM Vol. 3C, "MSR-Bitmap Address"): a new one exits on
+ * everything but the MSRs whose guest values need no emulation. */
+uint8_t *msr_bitmap_new(void);
 void msr_bitmap_set(uint8_t *bm, uint32_t msr, bool read_exit, bool write_exit);
 
 #endif

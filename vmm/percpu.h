@@ -9,6 +9,7 @@
 
 #include "drivers/base.h"
 #include "vmm/desc.h"
+#include "timer/host.h"
 #include "vmm/options.h"
 
 #define CPU_STACK_SIZE   (32 * KiB)
@@ -25,7 +26,8 @@ struct pcpu {
 	struct gdt gdt;
 	struct tss tss;
 	struct vcpu *vcpu;              /* the vCPU this CPU runs, or NULL */
-	void *vmx;                      /* vmx/ per-CPU state (VMXON region...) */
+	void *vmx;                      /* VMXON region */
+	struct timer_cpu timer;         /* host timers this CPU arms */
 	bool online;
 };
 

@@ -5,6 +5,7 @@
 #include "vmm/irq.h"
 #include "vmm/log.h"
 #include "vmm/panic.h"
+#include "timer/host.h"
 #include "vmm/platform.h"
 
 #define IOAPIC_DEFAULT_BASE 0xfec00000u
@@ -137,6 +138,23 @@ void platform_init(const struct boot_info *bi)
 	hpet_init();
 	pmtimer_init();
 	tsc_init();
+}
+
+void platform_timer_init(void)
+{
+	struct timer_caps *c = &timer_caps;
+
+	c->preempt = platform.vmx.preempt_timer;
+	c->preempt_rate = platform.vmx.preempt_rate;
+	c->lapic_tscdl = apic_caps.tsc_deadline;
+	c->tsc_hz = platform.tb.tsc_hz;
+	c->hpet = platform.has_hpet ? &platform.hpet : NULL;
+	c->ioapic_base = platform.ioapic_addr;
+	if (!c->lapic_tscdl) {
+		c->lapic_hz = apic_timer_calibrate(c->tsc_hz);
+		pr_info("host APIC timer: %lu Hz (one-shot mode, no TSC-deadline)",
+			(unsigned long)c->lapic_hz);
+	}
 }
 
 static const char *yn(bool b)

@@ -4,6 +4,9 @@
 #define VMM_VCPU_H
 
 #include "vmm/options.h"
+#include "lapic/vlapic.h"
+#include "timer/advance.h"
+#include "timer/host.h"
 #include "vmm/spinlock.h"
 #include "vmx/ept.h"
 #include "vmx/exit.h"
@@ -36,6 +39,16 @@ struct vcpu {
 	struct vlapic *lapic;
 	struct vtimer *timer;
 	struct vmx_exit exit;           /* information of the current exit */
+	uint8_t *msr_bitmap;            /* per vCPU: its APIC mode shapes the x2APIC range */
+	uint64_t apic_mapped_base;      /* APIC page mapped (or unmapped) in EPT, ~0: none */
+	bool apic_mode_dirty;           /* APIC mode/base changed: vapic_mode_sync() */
+	bool timer_dirty;               /* timer target moved: re-arm the backend */
+	bool preempt_on;                /* cached: VMX-preemption timer control set */
+	enum timer_kind timer_kind;     /* backend serving this vCPU's APIC timer */
+	struct timer_advance advance;
+	bool timer_exit;                /* the last exit was the backend firing */
+	uint32_t notices;               /* rate limit for guest-caused notices */
+	uint16_t cached_intr_status;    /* RVI | SVI << 8 last written (APICv) */
 	uint64_t cr0_mask, cr4_mask;    /* guest/host masks written to the VMCS */
 	uint32_t entry_ctls;            /* cached VM-entry controls (IA-32e mode bit) */
 	uint32_t proc_ctls;             /* cached primary processor-based controls */
@@ -60,9 +73,11 @@ struct guest {
 	uint64_t ram_size;
 	struct ept ept;
 	uint64_t eptp;
-	uint8_t *msr_bitmap;
 	uint32_t nvcpus;
 	struct vcpu *vcpus[TV_MAX_CPUS];
+	struct vlapic_group lapics;     /* IPI routing between the vCPUs */
+	bool apicv;                     /* APIC virtualization in use */
+	void *apic_access_page;         /* APICv: what EPT maps at the APIC base */
 	struct guest_devices dev;
 	struct spinlock lock;           /* guards ended/status */
 	bool ended;
@@ -78,6 +93,9 @@ int vcpu_kill(struct vcpu *v, int status, const char *fmt, ...) __printf(3, 4);
 
 /* Host pointer for a guest-physical range inside RAM, or NULL. */
 void *guest_ram_ptr(const struct guest *g, uint64_t gpa, uint64_t len);
+
+/* Makes v notice new pending work: a kick if it runs on another CPU. */
+void vcpu_kick(struct vcpu *v);
 
 /* Advances RIP past the exiting instruction. */
 void vcpu_skip_insn(struct vcpu *v);

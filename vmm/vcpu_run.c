@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* The vCPU run loop and the helpers exit handlers share. */
+#include "drivers/apic.h"
 #include "drivers/io.h"
+#include "vmm/irq.h"
+#include "vmm/lapic_glue.h"
+#include "vmm/percpu.h"
+#include "vmm/vcpu_timer.h"
 #include "vmm/exit.h"
 #include "vmm/guest.h"
 #include "vmm/log.h"
@@ -45,10 +50,17 @@ void vcpu_reinject(struct vcpu *v)
 
 int vcpu_block(struct vcpu *v)
 {
-	/* Until the virtual APIC and timers exist nothing can wake a
-	 * halted vCPU: say so instead of hanging the machine. */
-	return vcpu_kill(v, GUEST_STATUS_HUNG, "HLT with no timer armed and no interrupt "
-			 "source: the vCPU would sleep forever");
+	return vcpu_timer_block(v);
+}
+
+void vcpu_kick(struct vcpu *v)
+{
+	struct pcpu *p = cpus[v->id];
+
+	/* The vCPU re-evaluates before every entry; only one running on
+	 * another CPU (or sleeping there) needs an interrupt to notice. */
+	if (p && p != this_cpu())
+		apic_send_ipi(p->apic_id, VEC_KICK);
 }
 
 static bool vcpu_over_time(struct vcpu *v)
@@ -78,11 +90,16 @@ void vcpu_run(struct vcpu *v)
 	int r;
 
 	irq_disable();
+	this_cpu()->vcpu = v;
 	while (!READ_ONCE(g->ended)) {
 		if (unlikely(vcpu_over_time(v))) {
 			vcpu_kill(v, GUEST_STATUS_HUNG, "over its time limit");
 			break;
 		}
+		if (v->apic_mode_dirty)
+			vapic_mode_sync(v);
+		vcpu_timer_before_entry(v);
+		vapic_inject(v);
 		r = vmx_run(&v->regs);
 		if (unlikely(r)) {
 			unsigned err = r == 2 ? (unsigned)vmread(VMCS_INSN_ERROR) : 0;
@@ -99,4 +116,6 @@ void vcpu_run(struct vcpu *v)
 			sync_ia32e(v);
 		vmm_handle_exit(v);
 	}
+	timer_host_disarm_all(&this_cpu()->timer);
+	this_cpu()->vcpu = NULL;
 }

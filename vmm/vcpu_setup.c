@@ -27,19 +27,24 @@ extern char vmx_exit[];
 #define AR_TSS32    0x008bu     /* busy 32-bit TSS, byte granular */
 #define AR_LDT      0x0082u
 
-static bool fit_controls(const struct guest_spec *spec, struct vmx_ctls *out, char *err, size_t n)
+static bool fit_controls(const struct guest *g, struct vmx_ctls *out, char *err, size_t n)
 {
+	const struct guest_spec *spec = g->spec;
+	/* With APICv the TPR lives in the virtual-APIC page; without it, CR8
+	 * accesses of 64-bit guests must come to us. */
+	uint32_t tpr = g->apicv ? BIT(PROC_TPR_SHADOW)
+				: BIT(PROC_CR8_LOAD_EXIT) | BIT(PROC_CR8_STORE_EXIT);
 	const struct vmx_ctls need = {
-		.pin = BIT(PIN_EXT_INTR_EXIT) | BIT(PIN_NMI_EXIT),
+		.pin = BIT(PIN_EXT_INTR_EXIT) | BIT(PIN_NMI_EXIT) | BIT(PIN_VIRTUAL_NMIS),
 		.proc = BIT(PROC_UNCOND_IO_EXIT) | BIT(PROC_MSR_BITMAPS) | BIT(PROC_SECONDARY) |
-			BIT(PROC_TSC_OFFSET),
+			BIT(PROC_TSC_OFFSET) | tpr,
 		.proc2 = BIT(PROC2_EPT) | BIT(PROC2_UNRESTRICTED),
 		.exit = BIT(EXIT_HOST_ADDR64) | BIT(EXIT_ACK_INTR) | BIT(EXIT_SAVE_EFER) |
 			BIT(EXIT_LOAD_EFER),
 		.entry = BIT(ENTRY_LOAD_EFER),
 	};
 	const struct vmx_ctls want = {
-		.pin = BIT(PIN_VIRTUAL_NMIS),
+		.pin = 0,
 		.proc = BIT(PROC_MWAIT_EXIT) | BIT(PROC_MONITOR_EXIT) | BIT(PROC_RDPMC_EXIT) |
 			(spec->opts.hlt == HLT_EXIT ? BIT(PROC_HLT_EXIT) : 0),
 		.proc2 = BIT(PROC2_VPID) | BIT(PROC2_RDTSCP) | BIT(PROC2_INVPCID),
@@ -167,7 +172,7 @@ bool vcpu_setup_vmcs(struct vcpu *v, char *err, size_t errlen)
 		fmt_snprintf(err, errlen, "VMCLEAR/VMPTRLD of a new VMCS failed");
 		return false;
 	}
-	if (!fit_controls(g->spec, &ctls, err, errlen))
+	if (!fit_controls(g, &ctls, err, errlen))
 		return false;
 	vmx_ctls_write(&ctls);
 	v->entry_ctls = ctls.entry;
@@ -176,7 +181,7 @@ bool vcpu_setup_vmcs(struct vcpu *v, char *err, size_t errlen)
 	write_host_state();
 	write_fixed_guest_state();
 	write_cr_masks(v);
-	vmwrite(VMCS_MSR_BITMAP, (uint64_t)g->msr_bitmap);
+	vmwrite(VMCS_MSR_BITMAP, (uint64_t)v->msr_bitmap);
 	vmwrite(VMCS_EPT_POINTER, g->eptp);
 	if (ctls.proc2 & BIT(PROC2_VPID)) {
 		vmwrite(VMCS_VPID, 1 + v->id);

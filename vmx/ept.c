@@ -15,15 +15,23 @@ bool ept_init(struct ept *e)
 	return e->pml4 != NULL;
 }
 
-/* Table at `level` - 1 below entry *pte, allocated on first use. */
+/* Table below entry *pte, allocated on first use. A 2 MiB leaf in the
+ * way is split into 512 4 KiB leaves with the same attributes, so one
+ * page inside it can be remapped. */
 static uint64_t *next_table(struct ept *e, uint64_t *pte)
 {
 	uint64_t *t;
 
-	if (*pte & EPT_RWX)
+	if ((*pte & EPT_RWX) && !(*pte & EPT_LARGE))
 		return (uint64_t *)(*pte & EPT_ADDR);
 	if (!(t = e->alloc_page(e->ctx)))
 		return NULL;
+	if (*pte & EPT_LARGE) {
+		uint64_t base = *pte & EPT_ADDR, attr = *pte & ~EPT_ADDR & ~EPT_LARGE;
+
+		for (unsigned i = 0; i < EPT_ENTRIES; i++)
+			t[i] = (base + (uint64_t)i * PAGE_SIZE) | attr;
+	}
 	*pte = (uint64_t)t | EPT_TABLE;
 	return t;
 }

@@ -34,6 +34,8 @@ struct ept {
 
 /* Returns false when a table page could not be allocated. */
 bool ept_init(struct ept *e);
+/* Maps [gpa, gpa+size) to hpa; flags 0 unmaps. Remapping inside a 2 MiB
+ * mapping splits it (the caller flushes with INVEPT). */
 bool ept_map(struct ept *e, uint64_t gpa, uint64_t hpa, uint64_t size, uint64_t flags);
 uint64_t ept_pointer(const struct ept *e);
 /* Frees every table page (not the mapped memory). */

@@ -14,6 +14,8 @@ UNIT_OUT    := $(BUILD)/unit
 UNIT_SRC_config := boot/config.c drivers/fmt.c drivers/string.c
 UNIT_SRC_fmt    := drivers/fmt.c
 UNIT_SRC_acpi   := drivers/acpi.c drivers/fmt.c drivers/string.c
+UNIT_SRC_insn   := vmm/insn.c
+UNIT_SRC_gwalk  := vmm/gwalk.c
 UNIT_SRC_multiboot := vmm/multiboot.c drivers/fmt.c drivers/string.c
 
 UNIT_TESTS  := $(patsubst tests/unit/test_%.c,%,$(wildcard tests/unit/test_*.c))

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include "drivers/io.h"
+#include "drivers/ioapic.h"
+
+enum ioapic_reg {
+	IOAPIC_REGSEL = 0x00,
+	IOAPIC_WIN    = 0x10,
+	IOAPIC_VER    = 0x01,
+	IOAPIC_REDIR  = 0x10,   /* entry n: 0x10 + 2n (low), 0x11 + 2n (high) */
+};
+
+static uint32_t ioapic_read(uint64_t base, uint32_t reg)
+{
+	mmio_write32(base + IOAPIC_REGSEL, reg);
+	return mmio_read32(base + IOAPIC_WIN);
+}
+
+static void ioapic_write(uint64_t base, uint32_t reg, uint32_t v)
+{
+	mmio_write32(base + IOAPIC_REGSEL, reg);
+	mmio_write32(base + IOAPIC_WIN, v);
+}
+
+unsigned ioapic_entries(uint64_t base)
+{
+	uint32_t ver = ioapic_read(base, IOAPIC_VER);
+
+	if (ver == 0xffffffffu)
+		return 0;
+	return ((ver >> 16) & 0xff) + 1;
+}
+
+void ioapic_route(uint64_t base, unsigned pin, uint8_t vector, uint32_t dest)
+{
+	ioapic_write(base, IOAPIC_REDIR + 2 * pin + 1, dest << 24);
+	ioapic_write(base, IOAPIC_REDIR + 2 * pin, vector);
+}
+
+void ioapic_mask(uint64_t base, unsigned pin)
+{
+	ioapic_write(base, IOAPIC_REDIR + 2 * pin, IOAPIC_REDIR_MASKED);
+}

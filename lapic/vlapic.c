@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* Lifecycle, IA32_APIC_BASE and the MSR interface of the virtual APIC. */
+#include "drivers/string.h"
+#include "lapic/vlapic.h"
+#include "lapic/vlapic_impl.h"
+
+#define APIC_BASE_RESERVED(maxphy) (BITS(7, 0) | BIT(9) | ~(BIT(maxphy) - 1))
+#define GUEST_MAXPHYADDR 39u            /* what the guest may put in the base */
+
+static const uint32_t lvt_regs[] = {
+	LAPIC_LVT_CMCI, LAPIC_LVT_TIMER, LAPIC_LVT_THERMAL, LAPIC_LVT_PERF,
+	LAPIC_LVT_LINT0, LAPIC_LVT_LINT1, LAPIC_LVT_ERROR,
+};
+
+void vlapic_init(struct vlapic *l, uint32_t id, struct vlapic_group *group,
+		 const struct vlapic_ops *ops, void *owner, uint32_t clock_div,
+		 uint64_t min_period_tsc)
+{
+	memset(l, 0, sizeof(*l));
+	l->id = id;
+	l->group = group;
+	l->ops = ops;
+	l->owner = owner;
+	l->clock_div = clock_div ? clock_div : 1;
+	l->timer.min_period = min_period_tsc;
+	l->base_msr = LAPIC_DEFAULT_BASE | APIC_BASE_EN | (id == 0 ? APIC_BASE_BSP : 0);
+	vlapic_reset(l, true);
+}
+
+/* SDM "Local APIC State After Power-Up/Reset": everything 0 except the
+ * DFR (all ones), the LVTs (masked) and the SVR (0xff, disabled). */
+void vlapic_reset(struct vlapic *l, bool keep_base)
+{
+	bool x2;
+
+	memset(l->page, 0, sizeof(l->page));
+	if (!keep_base)
+		l->base_msr = LAPIC_DEFAULT_BASE | APIC_BASE_EN | (l->id == 0 ? APIC_BASE_BSP : 0);
+	x2 = vlapic_mode(l) == VLAPIC_X2APIC;
+	vlapic_set(l, LAPIC_ID, x2 ? l->id : l->id << 24);
+	vlapic_set(l, LAPIC_VERSION, LAPIC_VERSION_ID | LAPIC_VERSION_EOI_SUPP |
+		   FIELD_PREP(LAPIC_VERSION_MAXLVT, LAPIC_NR_LVT - 1));
+	vlapic_set(l, LAPIC_DFR, 0xffffffffu);
+	vlapic_set(l, LAPIC_SVR, 0xff);
+	for (unsigned i = 0; i < ARRAY_SIZE(lvt_regs); i++)
+		vlapic_set(l, lvt_regs[i], LAPIC_LVT_MASKED);
+	if (x2)
+		vlapic_set(l, LAPIC_LDR, ((l->id >> 4) << 16) | (1u << (l->id & 0xf)));
+	l->esr_pending = 0;
+	__atomic_store_n(&l->nmi_pending, 0, __ATOMIC_RELAXED);
+	l->tsc_deadline = 0;
+	l->cached_timer_mode = LAPIC_TIMER_ONESHOT;
+	l->cached_divide = vtimer_tdcr_divide(0);
+	vtimer_stop(&l->timer);
+	if (l->ops && l->ops->timer_update)
+		l->ops->timer_update(l);
+}
+
+enum vlapic_mode vlapic_mode(const struct vlapic *l)
+{
+	if (!(l->base_msr & APIC_BASE_EN))
+		return VLAPIC_DISABLED;
+	return (l->base_msr & APIC_BASE_EXTD) ? VLAPIC_X2APIC : VLAPIC_XAPIC;
+}
+
+uint64_t vlapic_base_addr(const struct vlapic *l)
+{
+	return l->base_msr & ~(uint64_t)(PAGE_SIZE - 1) & (BIT(GUEST_MAXPHYADDR) - 1);
+}
+
+bool vlapic_sw_enabled(const struct vlapic *l)
+{
+	return vlapic_mode(l) != VLAPIC_DISABLED && (vlapic_get(l, LAPIC_SVR) & LAPIC_SVR_ENABLE);
+}
+
+static void enter_x2apic(struct vlapic *l)
+{
+	/* x2APIC ID = initial APIC ID; LDR derived from it (SDM "Logical
+	 * Destination Mode in x2APIC Mode"): cluster in 31:16, bit in 15:0. */
+	vlapic_set(l, LAPIC_ID, l->id);
+	vlapic_set(l, LAPIC_LDR, ((l->id >> 4) << 16) | (1u << (l->id & 0xf)));
+	vlapic_set(l, LAPIC_DFR, 0);
+	vlapic_set(l, LAPIC_ICR_HI, 0);
+}
+
+/* SDM "x2APIC State Transitions": disabled -> xAPIC -> x2APIC -> disabled;
+ * EN=0 with EXTD=1 and x2APIC -> xAPIC are invalid and raise #GP. */
+static int set_base(struct vlapic *l, uint64_t val)
+{
+	enum vlapic_mode from = vlapic_mode(l), to;
+
+	if (val & APIC_BASE_RESERVED(GUEST_MAXPHYADDR))
+		return -1;
+	if ((val & APIC_BASE_EXTD) && !(val & APIC_BASE_EN))
+		return -1;
+	to = !(val & APIC_BASE_EN) ? VLAPIC_DISABLED
+	     : (val & APIC_BASE_EXTD) ? VLAPIC_X2APIC : VLAPIC_XAPIC;
+	if ((from == VLAPIC_DISABLED && to == VLAPIC_X2APIC) ||
+	    (from == VLAPIC_X2APIC && to == VLAPIC_XAPIC))
+		return -1;
+	/* BSP is read-only. */
+	l->base_msr = (val & ~(uint64_t)APIC_BASE_BSP) | (l->base_msr & APIC_BASE_BSP);
+	if (to == VLAPIC_DISABLED && from != VLAPIC_DISABLED)
+		vlapic_reset(l, true);          /* disabling resets the APIC */
+	else if (to == VLAPIC_X2APIC && from == VLAPIC_XAPIC)
+		enter_x2apic(l);
+	else if (to == VLAPIC_XAPIC && from == VLAPIC_DISABLED)
+		vlapic_set(l, LAPIC_ID, l->id << 24);
+	if (l->ops->mode_changed)
+		l->ops->mode_changed(l);
+	return 0;
+}
+
+static int tsc_deadline_access(struct vlapic *l, uint64_t *val, bool write)
+{
+	/* SDM "TSC-Deadline Mode": reads return 0 and writes are ignored
+	 * unless LVTT selects TSC-deadline mode; writing 0 disarms. */
+	bool dl = l->cached_timer_mode == LAPIC_TIMER_TSC_DEADLINE &&
+		  vlapic_mode(l) != VLAPIC_DISABLED;
+
+	if (!write) {
+		*val = dl ? l->tsc_deadline : 0;
+		return 0;
+	}
+	if (!dl)
+		return 0;
+	l->tsc_deadline = *val;
+	vtimer_start_deadline(&l->timer, *val);
+	l->ops->timer_update(l);
+	return 0;
+}
+
+int vlapic_rdmsr(struct vlapic *l, uint32_t msr, uint64_t *val)
+{
+	if (msr == 0x1b) {
+		*val = l->base_msr;
+		return 0;
+	}
+	if (msr == 0x6e0)
+		return tsc_deadline_access(l, val, false);
+	if (msr >= LAPIC_MSR_BASE && msr <= LAPIC_MSR_LAST)
+		return vlapic_x2apic_access(l, msr, val, false);
+	return -1;
+}
+
+int vlapic_wrmsr(struct vlapic *l, uint32_t msr, uint64_t val)
+{
+	if (msr == 0x1b)
+		return set_base(l, val);
+	if (msr == 0x6e0)
+		return tsc_deadline_access(l, &val, true);
+	if (msr >= LAPIC_MSR_BASE && msr <= LAPIC_MSR_LAST)
+		return vlapic_x2apic_access(l, msr, &val, true);
+	return -1;
+}

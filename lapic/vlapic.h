@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The virtual local APIC of one vCPU. The register page is the single
+ * source of truth (STYLE.md rule 5): it is laid out like the hardware's,
+ * in x2APIC format while in x2APIC mode, and with APIC virtualization it
+ * is also the CPU's virtual-APIC page. Everything else here is a cache of
+ * it or state the page has no room for (pending NMI/INIT/SIPI, the
+ * timer's target). Pure C: the services it needs from vmm/ come through
+ * struct vlapic_ops, so it is unit-tested on the host.
+ */
+#ifndef LAPIC_VLAPIC_H
+#define LAPIC_VLAPIC_H
+
+#include "lapic/lapic_regs.h"
+#include "timer/vtimer.h"
+
+struct vlapic;
+
+enum vlapic_mode {
+	VLAPIC_DISABLED,        /* IA32_APIC_BASE.EN = 0 */
+	VLAPIC_XAPIC,
+	VLAPIC_X2APIC,
+};
+
+struct vlapic_ops {
+	/* Guest TSC now. */
+	uint64_t (*now)(struct vlapic *l);
+	/* The timer target changed (armed, moved or stopped). */
+	void (*timer_update)(struct vlapic *l);
+	/* Something became pending for l (interrupt, NMI, INIT, SIPI): its
+	 * vCPU must notice (kick it if it runs elsewhere, wake it if halted). */
+	void (*notify)(struct vlapic *l);
+	/* Mode, base address or software-enable changed. */
+	void (*mode_changed)(struct vlapic *l);
+	/* A notice for the log (rate-limited by the caller). */
+	void (*notice)(struct vlapic *l, const char *msg);
+};
+
+/* The vlapics of one guest, for IPI routing (index = APIC ID = vCPU). */
+struct vlapic_group {
+	uint32_t n;
+	struct vlapic *member[TV_MAX_CPUS];
+};
+
+struct vlapic {
+	uint8_t page[LAPIC_PAGE_SIZE] __aligned(4096); /* register page */
+	struct vlapic_group *group;
+	const struct vlapic_ops *ops;
+	void *owner;                    /* the vCPU, for ops */
+	uint32_t id;                    /* initial APIC ID = vCPU index */
+	uint64_t base_msr;              /* IA32_APIC_BASE */
+	bool hw_vid;                    /* the CPU moves IRR->ISR and does EOI itself */
+	uint32_t clock_div;             /* TSC cycles per APIC clock at divide 1 */
+	uint32_t esr_pending;           /* errors since the last ESR write */
+	uint32_t nmi_pending;           /* NMIs waiting (atomic) */
+	bool init_pending;
+	bool sipi_pending;
+	uint8_t sipi_vector;
+	uint64_t tsc_deadline;          /* IA32_TSC_DEADLINE as the guest reads it */
+	struct vtimer timer;
+	/* caches, rebuilt when their register is written */
+	uint32_t cached_timer_mode;     /* LVTT mode field */
+	uint32_t cached_divide;         /* TDCR as a divide value */
+};
+
+_Static_assert(__builtin_offsetof(struct vlapic, page) == 0, "page first, 4 KiB aligned");
+
+void vlapic_init(struct vlapic *l, uint32_t id, struct vlapic_group *group,
+		 const struct vlapic_ops *ops, void *owner, uint32_t clock_div,
+		 uint64_t min_period_tsc);
+/* Power-on/INIT state (SDM "Local APIC State After Power-Up/Reset" and
+ * "After an INIT Reset"): `keep_base` keeps IA32_APIC_BASE and the ID. */
+void vlapic_reset(struct vlapic *l, bool keep_base);
+
+static inline uint32_t vlapic_get(const struct vlapic *l, uint32_t off)
+{
+	return *(const volatile uint32_t *)(l->page + off);
+}
+
+static inline void vlapic_set(struct vlapic *l, uint32_t off, uint32_t v)
+{
+	*(volatile uint32_t *)(l->page + off) = v;
+}
+
+enum vlapic_mode vlapic_mode(const struct vlapic *l);
+uint64_t vlapic_base_addr(const struct vlapic *l);
+bool vlapic_sw_enabled(const struct vlapic *l);
+
+/* xAPIC MMIO access of `size` bytes at page offset `off`. Only aligned
+ * 32-bit accesses reach registers; returns -1 for other widths so the
+ * caller can report them. */
+int vlapic_mmio_read(struct vlapic *l, uint32_t off, uint32_t *val);
+int vlapic_mmio_write(struct vlapic *l, uint32_t off, uint32_t val);
+/* MSRs: IA32_APIC_BASE, IA32_TSC_DEADLINE and the x2APIC range.
+ * Returns 0, or -1 for #GP. */
+int vlapic_rdmsr(struct vlapic *l, uint32_t msr, uint64_t *val);
+int vlapic_wrmsr(struct vlapic *l, uint32_t msr, uint64_t val);
+/* APIC-write VM exit (APIC-register virtualization): the CPU already
+ * stored the value; run the register's side effects. */
+void vlapic_apicv_write(struct vlapic *l, uint32_t off);
+/* Does the x2APIC register at `off` exist (for the MSR bitmap)? */
+bool vlapic_x2apic_reg_exists(uint32_t off);
+
+/* Interrupt state */
+int vlapic_highest_irr(const struct vlapic *l);         /* -1: none */
+int vlapic_highest_isr(const struct vlapic *l);
+uint32_t vlapic_ppr(const struct vlapic *l);
+/* Highest IRR vector above PPR, or -1 (APIC software-enabled or not:
+ * a software-disabled APIC still delivers what is already in IRR). */
+int vlapic_pending_vector(const struct vlapic *l);
+/* Injection of `vec` started: IRR -> ISR, PPR follows (software path). */
+void vlapic_ack(struct vlapic *l, int vec);
+void vlapic_eoi(struct vlapic *l);
+/* TPR changed behind the register interface (CR8): PPR follows. */
+void vlapic_tpr_changed(struct vlapic *l);
+/* An interrupt arrives at l (from its LVT, itself or another vCPU). */
+void vlapic_accept(struct vlapic *l, uint32_t dm, uint8_t vec, bool level);
+bool vlapic_take_nmi(struct vlapic *l);
+
+/* Timer expiry processing once the target has passed: delivers LVTT
+ * (unless masked) and re-arms a periodic timer. */
+void vlapic_timer_expired(struct vlapic *l, uint64_t now);
+
+#endif

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * IPIs (SDM "Issuing Interprocessor Interrupts", "Determining IPI
+ * Destination", "Logical Destination Mode"). Shorthands are expanded
+ * here, per vCPU; nothing reaches the host ICR.
+ */
+#include "lapic/vlapic_icr.h"
+#include "lapic/vlapic_impl.h"
+
+#define XAPIC_BROADCAST   0xffu
+#define X2APIC_BROADCAST  0xffffffffu
+
+void vlapic_icr_decode(uint64_t icr, bool x2apic, struct lapic_ipi *ipi)
+{
+	ipi->vector = (uint8_t)FIELD_GET(LAPIC_ICR_VECTOR, icr);
+	ipi->dm = (uint8_t)FIELD_GET(LAPIC_ICR_DELIVERY, icr);
+	ipi->shorthand = (uint8_t)FIELD_GET(LAPIC_ICR_SHORTHAND, icr);
+	ipi->logical = icr & LAPIC_ICR_LOGICAL;
+	ipi->level_assert = icr & LAPIC_ICR_LEVEL_ASSERT;
+	ipi->trigger_level = icr & LAPIC_ICR_TRIGGER_LEVEL;
+	ipi->x2apic = x2apic;
+	ipi->dest = (uint32_t)(x2apic ? FIELD_GET(LAPIC_ICR_DEST_X2APIC, icr)
+				      : FIELD_GET(LAPIC_ICR_DEST_XAPIC, icr));
+}
+
+static bool match_physical(const struct vlapic *t, const struct lapic_ipi *ipi)
+{
+	if (ipi->x2apic)
+		return ipi->dest == X2APIC_BROADCAST || ipi->dest == t->id;
+	return ipi->dest == XAPIC_BROADCAST || ipi->dest == vlapic_get(t, LAPIC_ID) >> 24;
+}
+
+static bool match_logical(const struct vlapic *t, const struct lapic_ipi *ipi)
+{
+	uint32_t ldr = vlapic_get(t, LAPIC_LDR), dest = ipi->dest;
+
+	if (ipi->x2apic) {
+		/* x2APIC cluster: cluster ID in 31:16, one bit per APIC in 15:0. */
+		if (dest == X2APIC_BROADCAST)
+			return true;
+		return (ldr >> 16) == (dest >> 16) && (ldr & dest & 0xffff);
+	}
+	if (dest == XAPIC_BROADCAST)
+		return true;
+	ldr >>= 24;
+	if (FIELD_GET(LAPIC_DFR_MODEL, vlapic_get(t, LAPIC_DFR)) == LAPIC_DFR_FLAT)
+		return ldr & dest;
+	/* Cluster model: cluster in bits 7:4, member bitmap in 3:0. */
+	return (ldr >> 4) == (dest >> 4) && (ldr & dest & 0xf);
+}
+
+bool vlapic_ipi_matches(const struct vlapic *src, const struct vlapic *t,
+			const struct lapic_ipi *ipi)
+{
+	if (vlapic_mode(t) == VLAPIC_DISABLED)
+		return false;
+	switch (ipi->shorthand) {
+	case LAPIC_SH_SELF:   return t == src;
+	case LAPIC_SH_ALL:    return true;
+	case LAPIC_SH_OTHERS: return t != src;
+	default: break;
+	}
+	return ipi->logical ? match_logical(t, ipi) : match_physical(t, ipi);
+}
+
+/* Lowest priority: the matching APIC with the lowest TPR (first on ties),
+ * among those software-enabled. */
+static struct vlapic *lowest_priority(struct vlapic *src, const struct lapic_ipi *ipi)
+{
+	struct vlapic *best = NULL;
+
+	for (uint32_t i = 0; i < src->group->n; i++) {
+		struct vlapic *t = src->group->member[i];
+
+		if (!t || !vlapic_sw_enabled(t) || !vlapic_ipi_matches(src, t, ipi))
+			continue;
+		if (!best || (vlapic_get(t, LAPIC_TPR) & 0xff) < (vlapic_get(best, LAPIC_TPR) & 0xff))
+			best = t;
+	}
+	return best;
+}
+
+void vlapic_send_ipi(struct vlapic *src, const struct lapic_ipi *ipi)
+{
+	bool fixed = ipi->dm == LAPIC_DM_FIXED || ipi->dm == LAPIC_DM_LOWEST;
+
+	if (fixed && ipi->vector < 16) {
+		/* Not sent at all (SDM "Error Handling"). */
+		vlapic_error(src, LAPIC_ESR_SEND_ILLEGAL);
+		return;
+	}
+	/* INIT level de-assert only synchronizes arbitration IDs: no-op. */
+	if (ipi->dm == LAPIC_DM_INIT && ipi->trigger_level && !ipi->level_assert)
+		return;
+	if (ipi->dm == LAPIC_DM_LOWEST && ipi->shorthand == LAPIC_SH_NONE) {
+		struct vlapic *t = lowest_priority(src, ipi);
+
+		if (t)
+			vlapic_accept(t, LAPIC_DM_FIXED, ipi->vector, ipi->trigger_level);
+		return;
+	}
+	for (uint32_t i = 0; i < src->group->n; i++) {
+		struct vlapic *t = src->group->member[i];
+
+		if (t && vlapic_ipi_matches(src, t, ipi))
+			vlapic_accept(t, ipi->dm == LAPIC_DM_LOWEST ? LAPIC_DM_FIXED : ipi->dm,
+				      ipi->vector, ipi->trigger_level);
+	}
+}
+
+void vlapic_icr_written(struct vlapic *l, uint32_t old, uint32_t val)
+{
+	struct lapic_ipi ipi;
+	bool x2 = vlapic_mode(l) == VLAPIC_X2APIC;
+	uint64_t icr = ((uint64_t)vlapic_get(l, LAPIC_ICR_HI) << 32) | val;
+
+	/* Delivery is immediate here: delivery status always reads idle. */
+	vlapic_icr_decode(icr, x2, &ipi);
+	vlapic_send_ipi(l, &ipi);
+}
+
+void vlapic_self_ipi_written(struct vlapic *l, uint32_t old, uint32_t val)
+{
+	struct lapic_ipi ipi = {
+		.vector = (uint8_t)val, .dm = LAPIC_DM_FIXED, .shorthand = LAPIC_SH_SELF,
+		.x2apic = true,
+	};
+
+	vlapic_send_ipi(l, &ipi);
+}

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Internal interfaces between the lapic/ files (not for vmm/). */
+#ifndef LAPIC_VLAPIC_IMPL_H
+#define LAPIC_VLAPIC_IMPL_H
+
+#include "lapic/vlapic.h"
+
+/* Side-effect helpers, called after the register was stored. */
+void vlapic_tpr_written(struct vlapic *l, uint32_t old, uint32_t val);
+void vlapic_eoi_written(struct vlapic *l, uint32_t old, uint32_t val);
+void vlapic_dfr_written(struct vlapic *l, uint32_t old, uint32_t val);
+void vlapic_svr_written(struct vlapic *l, uint32_t old, uint32_t val);
+void vlapic_esr_written(struct vlapic *l, uint32_t old, uint32_t val);
+void vlapic_lvt_written(struct vlapic *l, uint32_t old, uint32_t val);
+void vlapic_lvtt_written(struct vlapic *l, uint32_t old, uint32_t val);
+void vlapic_icr_written(struct vlapic *l, uint32_t old, uint32_t val);
+void vlapic_tmict_written(struct vlapic *l, uint32_t old, uint32_t val);
+void vlapic_tdcr_written(struct vlapic *l, uint32_t old, uint32_t val);
+void vlapic_self_ipi_written(struct vlapic *l, uint32_t old, uint32_t val);
+
+/* x2APIC MSR access (mode already checked by the caller or here). */
+int vlapic_x2apic_access(struct vlapic *l, uint32_t msr, uint64_t *val, bool write);
+/* Records errors in the ESR (and raises the error LVT). */
+void vlapic_error(struct vlapic *l, uint32_t esr_bits);
+void vlapic_update_ppr(struct vlapic *l);
+/* Delivers the interrupt an LVT entry describes (unless masked). */
+void vlapic_lvt_deliver(struct vlapic *l, uint32_t lvt_off);
+/* Timer state after a mode change, reset or divide change. */
+void vlapic_timer_reset(struct vlapic *l);
+
+#endif

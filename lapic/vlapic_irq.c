@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * IRR, ISR, TMR, PPR and EOI (SDM "Interrupt, Task, and Processor
+ * Priority", "Interrupt Acceptance for Fixed Interrupts", "Signaling
+ * Interrupt Servicing Completion"), LVT delivery and the error register.
+ * IRR may be set by other CPUs (IPIs), so its bits change atomically;
+ * everything else belongs to the vCPU's own CPU.
+ */
+#include "lapic/vlapic.h"
+#include "lapic/vlapic_impl.h"
+
+#define VEC_WORD(vec)   ((uint32_t)(vec) >> 5 << 4)     /* register offset step */
+#define VEC_BIT(vec)    (1u << ((vec) & 31))
+#define ILLEGAL_VECTOR(vec) ((vec) < 16)
+
+static uint32_t *reg_ptr(struct vlapic *l, uint32_t base, int vec)
+{
+	return (uint32_t *)(l->page + base + VEC_WORD(vec));
+}
+
+static int highest_in(const struct vlapic *l, uint32_t base)
+{
+	for (int w = 7; w >= 0; w--) {
+		uint32_t v = vlapic_get(l, base + (uint32_t)w * 16);
+
+		if (v)
+			return w * 32 + 31 - __builtin_clz(v);
+	}
+	return -1;
+}
+
+int vlapic_highest_irr(const struct vlapic *l) { return highest_in(l, LAPIC_IRR); }
+int vlapic_highest_isr(const struct vlapic *l) { return highest_in(l, LAPIC_ISR); }
+
+uint32_t vlapic_ppr(const struct vlapic *l)
+{
+	uint32_t tpr = vlapic_get(l, LAPIC_TPR) & 0xff;
+	int isr = vlapic_highest_isr(l);
+	uint32_t isrv = isr < 0 ? 0 : (uint32_t)isr;
+
+	/* SDM: PPR = TPR if TPR[7:4] >= ISRV[7:4], else ISRV[7:4] << 4. */
+	return (tpr & 0xf0) >= (isrv & 0xf0) ? tpr : isrv & 0xf0;
+}
+
+void vlapic_update_ppr(struct vlapic *l)
+{
+	vlapic_set(l, LAPIC_PPR, vlapic_ppr(l));
+}
+
+int vlapic_pending_vector(const struct vlapic *l)
+{
+	int irr = vlapic_highest_irr(l);
+
+	if (irr < 0 || ((uint32_t)irr & 0xf0) <= (vlapic_ppr(l) & 0xf0))
+		return -1;
+	return irr;
+}
+
+void vlapic_ack(struct vlapic *l, int vec)
+{
+	__atomic_fetch_and(reg_ptr(l, LAPIC_IRR, vec), ~VEC_BIT(vec), __ATOMIC_ACQ_REL);
+	*reg_ptr(l, LAPIC_ISR, vec) |= VEC_BIT(vec);
+	vlapic_update_ppr(l);
+}
+
+void vlapic_eoi(struct vlapic *l)
+{
+	int vec = vlapic_highest_isr(l);
+
+	/* An EOI with nothing in service is ignored (SDM). A level-triggered
+	 * vector would be broadcast to I/O APICs, of which guests have none. */
+	if (vec < 0)
+		return;
+	*reg_ptr(l, LAPIC_ISR, vec) &= ~VEC_BIT(vec);
+	vlapic_update_ppr(l);
+	if (vlapic_pending_vector(l) >= 0)
+		l->ops->notify(l);
+}
+
+void vlapic_accept(struct vlapic *l, uint32_t dm, uint8_t vec, bool level)
+{
+	switch (dm) {
+	case LAPIC_DM_FIXED:
+	case LAPIC_DM_LOWEST:
+		/* A software-disabled APIC takes no fixed interrupts. */
+		if (!vlapic_sw_enabled(l))
+			return;
+		if (ILLEGAL_VECTOR(vec)) {
+			vlapic_error(l, LAPIC_ESR_RECV_ILLEGAL);
+			return;
+		}
+		if (level)
+			__atomic_fetch_or(reg_ptr(l, LAPIC_TMR, vec), VEC_BIT(vec), __ATOMIC_RELAXED);
+		else
+			__atomic_fetch_and(reg_ptr(l, LAPIC_TMR, vec), ~VEC_BIT(vec), __ATOMIC_RELAXED);
+		__atomic_fetch_or(reg_ptr(l, LAPIC_IRR, vec), VEC_BIT(vec), __ATOMIC_RELEASE);
+		break;
+	case LAPIC_DM_NMI:
+		__atomic_fetch_add(&l->nmi_pending, 1, __ATOMIC_RELEASE);
+		break;
+	case LAPIC_DM_INIT:
+		WRITE_ONCE(l->init_pending, true);
+		break;
+	case LAPIC_DM_SIPI:
+		WRITE_ONCE(l->sipi_vector, vec);
+		__atomic_store_n(&l->sipi_pending, true, __ATOMIC_RELEASE);
+		break;
+	default:                /* SMI, ExtINT: nothing to deliver them to */
+		return;
+	}
+	l->ops->notify(l);
+}
+
+bool vlapic_take_nmi(struct vlapic *l)
+{
+	uint32_t n = __atomic_load_n(&l->nmi_pending, __ATOMIC_ACQUIRE);
+
+	while (n && !__atomic_compare_exchange_n(&l->nmi_pending, &n, n - 1, false,
+						 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		;
+	return n != 0;
+}
+
+void vlapic_lvt_deliver(struct vlapic *l, uint32_t lvt_off)
+{
+	uint32_t lvt = vlapic_get(l, lvt_off);
+	uint32_t dm = (uint32_t)FIELD_GET(LAPIC_LVT_DELIVERY, lvt);
+
+	if (lvt & LAPIC_LVT_MASKED)
+		return;
+	if (lvt_off == LAPIC_LVT_TIMER || lvt_off == LAPIC_LVT_ERROR)
+		dm = LAPIC_DM_FIXED;    /* these LVTs have no delivery mode field */
+	vlapic_accept(l, dm, (uint8_t)lvt, lvt & LAPIC_LVT_TRIGGER && lvt_off != LAPIC_LVT_TIMER);
+}
+
+void vlapic_error(struct vlapic *l, uint32_t esr_bits)
+{
+	bool fresh = (l->esr_pending & esr_bits) != esr_bits;
+
+	l->esr_pending |= esr_bits;
+	/* Raise the error LVT once per new error; an illegal vector in the
+	 * error LVT itself must not loop back here forever. */
+	if (fresh && !(esr_bits == LAPIC_ESR_RECV_ILLEGAL &&
+		       (vlapic_get(l, LAPIC_LVT_ERROR) & 0xff) < 16))
+		vlapic_lvt_deliver(l, LAPIC_LVT_ERROR);
+}
+
+/* --- side effects of register writes --------------------------------- */
+
+void vlapic_tpr_changed(struct vlapic *l)
+{
+	vlapic_update_ppr(l);
+	if (vlapic_pending_vector(l) >= 0)
+		l->ops->notify(l);
+}
+
+void vlapic_tpr_written(struct vlapic *l, uint32_t old, uint32_t val)
+{
+	vlapic_tpr_changed(l);
+}
+
+void vlapic_eoi_written(struct vlapic *l, uint32_t old, uint32_t val)
+{
+	vlapic_eoi(l);
+}
+
+void vlapic_dfr_written(struct vlapic *l, uint32_t old, uint32_t val)
+{
+	/* Bits 27:0 are reserved and read as ones. */
+	vlapic_set(l, LAPIC_DFR, vlapic_get(l, LAPIC_DFR) | LAPIC_DFR_RESERVED_ONES);
+}
+
+void vlapic_esr_written(struct vlapic *l, uint32_t old, uint32_t val)
+{
+	/* Write-before-read: a write latches the errors collected since the
+	 * last write, and starts collecting anew. */
+	vlapic_set(l, LAPIC_ESR, l->esr_pending);
+	l->esr_pending = 0;
+}
+
+static const uint32_t all_lvts[] = {
+	LAPIC_LVT_CMCI, LAPIC_LVT_TIMER, LAPIC_LVT_THERMAL, LAPIC_LVT_PERF,
+	LAPIC_LVT_LINT0, LAPIC_LVT_LINT1, LAPIC_LVT_ERROR,
+};
+
+void vlapic_svr_written(struct vlapic *l, uint32_t old, uint32_t val)
+{
+	/* Software disable masks every LVT, and they stay masked while the
+	 * APIC is disabled (vlapic_lvt_written enforces that). */
+	if (!(val & LAPIC_SVR_ENABLE))
+		for (unsigned i = 0; i < ARRAY_SIZE(all_lvts); i++)
+			vlapic_set(l, all_lvts[i], vlapic_get(l, all_lvts[i]) | LAPIC_LVT_MASKED);
+}
+
+/* Which LVT was just written is found by the caller's store: the helpers
+ * share one rule, so they look at every LVT (seven loads). */
+void vlapic_lvt_written(struct vlapic *l, uint32_t old, uint32_t val)
+{
+	if (vlapic_sw_enabled(l))
+		return;
+	for (unsigned i = 0; i < ARRAY_SIZE(all_lvts); i++)
+		vlapic_set(l, all_lvts[i], vlapic_get(l, all_lvts[i]) | LAPIC_LVT_MASKED);
+}

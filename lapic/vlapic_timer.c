@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The APIC timer registers (SDM "APIC Timer"): LVTT mode, TMICT, TMCCT,
+ * TDCR and IA32_TSC_DEADLINE. The arithmetic and the re-arm policy are in
+ * timer/vtimer.c; the hardware that turns the target into an exit is
+ * chosen by vmm/ when ops->timer_update tells it the target moved.
+ */
+#include "lapic/vlapic.h"
+#include "lapic/vlapic_impl.h"
+
+static uint32_t tsc_per_tick(const struct vlapic *l)
+{
+	return l->clock_div * l->cached_divide;
+}
+
+static enum vtimer_mode vtimer_mode_of(uint32_t lvtt_mode)
+{
+	return lvtt_mode == LAPIC_TIMER_PERIODIC ? VTIMER_PERIODIC
+	       : lvtt_mode == LAPIC_TIMER_TSC_DEADLINE ? VTIMER_TSC_DEADLINE : VTIMER_ONESHOT;
+}
+
+void vlapic_timer_reset(struct vlapic *l)
+{
+	vtimer_stop(&l->timer);
+	l->tsc_deadline = 0;
+	vlapic_set(l, LAPIC_TMICT, 0);
+	l->ops->timer_update(l);
+}
+
+void vlapic_lvtt_written(struct vlapic *l, uint32_t old, uint32_t val)
+{
+	uint32_t lvtt = vlapic_get(l, LAPIC_LVT_TIMER);
+	uint32_t mode = (uint32_t)FIELD_GET(LAPIC_LVT_TIMER_MODE, lvtt);
+
+	vlapic_lvt_written(l, old, val);
+	if (mode == LAPIC_TIMER_RESERVED) {
+		/* Reserved: run it as one-shot, and say so. */
+		l->ops->notice(l, "LVT timer mode 3 is reserved: using one-shot");
+		mode = LAPIC_TIMER_ONESHOT;
+		vlapic_set(l, LAPIC_LVT_TIMER, lvtt & ~(uint32_t)LAPIC_LVT_TIMER_MODE);
+	}
+	/* A mode change disarms the timer (SDM "TSC-Deadline Mode"). */
+	if (mode != l->cached_timer_mode) {
+		l->cached_timer_mode = mode;
+		vlapic_timer_reset(l);
+	}
+}
+
+void vlapic_tmict_written(struct vlapic *l, uint32_t old, uint32_t val)
+{
+	/* In TSC-deadline mode TMICT writes are ignored. */
+	if (l->cached_timer_mode == LAPIC_TIMER_TSC_DEADLINE) {
+		vlapic_set(l, LAPIC_TMICT, 0);
+		return;
+	}
+	vtimer_start_count(&l->timer, vtimer_mode_of(l->cached_timer_mode), l->ops->now(l),
+			   val, tsc_per_tick(l));
+	if (l->timer.clamped)
+		l->ops->notice(l, "periodic APIC timer period below min_period_us: clamped");
+	l->ops->timer_update(l);
+}
+
+void vlapic_tdcr_written(struct vlapic *l, uint32_t old, uint32_t val)
+{
+	uint64_t now = l->ops->now(l);
+	uint32_t left = vtimer_current_count(&l->timer, now);
+	bool running = l->timer.armed && l->timer.mode != VTIMER_TSC_DEADLINE;
+
+	l->cached_divide = vtimer_tdcr_divide(vlapic_get(l, LAPIC_TDCR));
+	if (!running)
+		return;
+	/* The SDM leaves a divide change mid-count undefined; we let the
+	 * remaining ticks run at the new rate, and the period follow. */
+	vtimer_start_count(&l->timer, l->timer.mode, now, left, tsc_per_tick(l));
+	if (l->timer.mode == VTIMER_PERIODIC) {
+		uint64_t period = (uint64_t)vlapic_get(l, LAPIC_TMICT) * tsc_per_tick(l);
+
+		l->timer.count_tsc = period;
+		l->timer.period = period < l->timer.min_period ? l->timer.min_period : period;
+	}
+	l->ops->timer_update(l);
+}
+
+void vlapic_timer_expired(struct vlapic *l, uint64_t now)
+{
+	if (!vtimer_due(&l->timer, now))
+		return;
+	vtimer_expire(&l->timer, now);
+	if (l->timer.mode == VTIMER_TSC_DEADLINE)
+		l->tsc_deadline = 0;    /* the MSR reads 0 after expiry */
+	/* A masked LVTT still counts; it only does not deliver. */
+	vlapic_lvt_deliver(l, LAPIC_LVT_TIMER);
+	l->ops->timer_update(l);
+}

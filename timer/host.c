@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include "drivers/apic.h"
+#include "drivers/io.h"
+#include "drivers/ioapic.h"
+#include "timer/host.h"
+#include "vmm/irq.h"
+
+struct timer_caps timer_caps;
+
+static const char *const kind_names[] = {
+	[TIMER_NONE] = "none", [TIMER_PREEMPT] = "VMX-preemption timer",
+	[TIMER_LAPIC] = "host local APIC timer", [TIMER_HPET] = "HPET",
+};
+
+const char *timer_kind_name(enum timer_kind k)
+{
+	return (unsigned)k < ARRAY_SIZE(kind_names) ? kind_names[k] : "?";
+}
+
+static bool usable(enum timer_kind k)
+{
+	switch (k) {
+	case TIMER_PREEMPT: return timer_caps.preempt;
+	case TIMER_LAPIC:   return timer_caps.lapic_tscdl || timer_caps.lapic_hz;
+	case TIMER_HPET:    return timer_caps.hpet != NULL;
+	default:            return false;
+	}
+}
+
+enum timer_kind timer_select(enum timer_backend_sel sel, const char **why)
+{
+	enum timer_kind first = sel == TIMER_SEL_LAPIC ? TIMER_LAPIC
+				: sel == TIMER_SEL_HPET ? TIMER_HPET : TIMER_PREEMPT;
+
+	*why = NULL;
+	for (enum timer_kind k = first; k <= TIMER_HPET; k++) {
+		if (usable(k))
+			return k;
+		if (!*why)
+			*why = k == TIMER_PREEMPT ? "this CPU has no VMX-preemption timer"
+			       : k == TIMER_LAPIC ? "the host local APIC timer is unusable"
+						  : "there is no HPET";
+	}
+	return TIMER_NONE;
+}
+
+/* HPET comparator n serves CPU n, by MSI (FSB) to that CPU where the
+ * comparator can, else through an I/O APIC input it may be routed to. */
+static void hpet_route_cpu(struct timer_cpu *tc, unsigned n)
+{
+	const struct hpet *h = timer_caps.hpet;
+	uint64_t caps = hpet_comparator_caps(h, n);
+	uint32_t routes = (uint32_t)FIELD_GET(HPET_TN_ROUTE_CAP, caps);
+
+	if (caps & HPET_TN_FSB_CAP) {
+		hpet_route(h, n, 0xfee00000u | (tc->apic_id << 12), VEC_HPET, 0);
+	} else if (routes && timer_caps.ioapic_base && ioapic_entries(timer_caps.ioapic_base)) {
+		/* Prefer inputs above the legacy ISA range. */
+		unsigned pin = 31 - (unsigned)__builtin_clz(routes);
+
+		hpet_route(h, n, 0, 0, pin);
+		ioapic_route(timer_caps.ioapic_base, pin, VEC_HPET, tc->apic_id);
+	} else {
+		return;
+	}
+	tc->hpet_comparator = (int)n;
+}
+
+void timer_cpu_init(struct timer_cpu *tc, unsigned cpu, uint32_t apic_id)
+{
+	tc->apic_id = apic_id;
+	tc->hpet_comparator = -1;
+	tc->lapic_armed = tc->hpet_armed = 0;
+	if (timer_caps.hpet && cpu < timer_caps.hpet->ncomparators)
+		hpet_route_cpu(tc, cpu);
+}
+
+static void lapic_backend_arm(struct timer_cpu *tc, uint64_t host_tsc)
+{
+	uint64_t now, ticks;
+
+	if (tc->lapic_armed == host_tsc)
+		return;
+	tc->lapic_armed = host_tsc;
+	if (!host_tsc) {
+		apic_timer_stop();
+		return;
+	}
+	if (timer_caps.lapic_tscdl) {
+		apic_timer_deadline(VEC_HOST_TIMER, host_tsc);
+		return;
+	}
+	now = rdtsc();
+	ticks = host_tsc > now ? (host_tsc - now) * timer_caps.lapic_hz / timer_caps.tsc_hz : 0;
+	apic_timer_oneshot(VEC_HOST_TIMER, (uint32_t)MIN(ticks + 1, 0xffffffffull));
+}
+
+static bool hpet_backend_arm(struct timer_cpu *tc, uint64_t host_tsc)
+{
+	const struct hpet *h = timer_caps.hpet;
+	uint64_t now_tsc, now, when;
+	unsigned n;
+
+	if (tc->hpet_comparator < 0)
+		return false;
+	n = (unsigned)tc->hpet_comparator;
+	if (!host_tsc) {
+		if (tc->hpet_armed)
+			hpet_disarm(h, n);
+		tc->hpet_armed = 0;
+		return true;
+	}
+	if (tc->hpet_armed == host_tsc)
+		return true;
+	now_tsc = rdtsc();
+	now = hpet_read_counter(h);
+	when = now + (host_tsc > now_tsc ? (host_tsc - now_tsc) * h->freq_hz / timer_caps.tsc_hz : 0);
+	hpet_arm(h, n, when);
+	tc->hpet_armed = host_tsc;
+	/* A comparator fires on a match only: if the counter already passed
+	 * it while we wrote it, it will not fire for a whole wrap. */
+	if (hpet_read_counter(h) >= when) {
+		hpet_disarm(h, n);
+		tc->hpet_armed = 0;
+		return false;
+	}
+	return true;
+}
+
+bool timer_host_arm(struct timer_cpu *tc, enum timer_kind k, uint64_t host_tsc)
+{
+	if (k == TIMER_LAPIC) {
+		lapic_backend_arm(tc, host_tsc);
+		return true;
+	}
+	if (k == TIMER_HPET)
+		return hpet_backend_arm(tc, host_tsc);
+	return true;
+}
+
+bool timer_host_sleep_arm(struct timer_cpu *tc, uint64_t host_tsc)
+{
+	if (timer_caps.lapic_tscdl || timer_caps.lapic_hz) {
+		lapic_backend_arm(tc, host_tsc);
+		return true;
+	}
+	return hpet_backend_arm(tc, host_tsc);
+}
+
+void timer_host_disarm_all(struct timer_cpu *tc)
+{
+	if (tc->lapic_armed)
+		lapic_backend_arm(tc, 0);
+	if (tc->hpet_armed)
+		hpet_backend_arm(tc, 0);
+}

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Host timer backends for guest APIC timers, in order of preference:
+ * the VMX-preemption timer (timer/ only records the deadline; the VM-entry
+ * path turns it into the VMCS field), the host local APIC timer
+ * (TSC-deadline, else one-shot) and an HPET comparator. The last two bring
+ * the expiry back as an external-interrupt exit, and are also what a CPU
+ * sleeps on while its vCPU is halted.
+ */
+#ifndef TIMER_HOST_H
+#define TIMER_HOST_H
+
+#include "drivers/hpet.h"
+#include "vmm/options.h"
+
+enum timer_kind {
+	TIMER_NONE    = 0,
+	TIMER_PREEMPT = 1,
+	TIMER_LAPIC   = 2,
+	TIMER_HPET    = 3,
+};
+
+/* What this machine offers, filled in once at boot. */
+struct timer_caps {
+	bool preempt;
+	unsigned preempt_rate;          /* IA32_VMX_MISC[4:0] */
+	bool lapic_tscdl;               /* host APIC has TSC-deadline mode */
+	uint64_t lapic_hz;              /* host APIC timer at divide 1, for one-shot */
+	const struct hpet *hpet;        /* NULL: none */
+	uint64_t ioapic_base;           /* for HPETs without FSB delivery */
+	uint64_t tsc_hz;
+};
+
+/* Per physical CPU: which comparator it owns and what is armed. */
+struct timer_cpu {
+	uint32_t apic_id;
+	int hpet_comparator;            /* -1: none */
+	uint64_t lapic_armed;           /* host TSC programmed, 0: none */
+	uint64_t hpet_armed;
+};
+
+extern struct timer_caps timer_caps;
+
+const char *timer_kind_name(enum timer_kind k);
+/* The backend for an option: the first usable one from the wanted one
+ * down the list. *why says what was skipped, NULL if nothing. */
+enum timer_kind timer_select(enum timer_backend_sel sel, const char **why);
+/* Sets up this CPU's host timers (HPET comparator n = cpu index). */
+void timer_cpu_init(struct timer_cpu *tc, unsigned cpu, uint32_t apic_id);
+/* Arms (or with 0 disarms) a host backend at a host TSC value. An HPET
+ * deadline already past is reported by returning false: the caller treats
+ * the target as due now, since a comparator only fires on a match. */
+bool timer_host_arm(struct timer_cpu *tc, enum timer_kind k, uint64_t host_tsc);
+/* A sleeping CPU wants a wake-up at host_tsc from whatever host timer it
+ * has (its own, the LAPIC's or the HPET's). */
+bool timer_host_sleep_arm(struct timer_cpu *tc, uint64_t host_tsc);
+void timer_host_disarm_all(struct timer_cpu *tc);
+
+#endif

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Event injection before VM entry (SDM Vol. 3C, "Event Injection" and
+ * "Interrupt-Window Exiting and Virtual-Interrupt Delivery"). NMIs first,
+ * then the highest interrupt above PPR when RFLAGS.IF and the
+ * interruptibility state allow it, else a window exit to come back when
+ * they do. With virtual-interrupt delivery the CPU does the last step
+ * itself from RVI; we keep RVI/SVI in step with the page.
+ */
+#include "drivers/io.h"
+#include "vmm/exit.h"
+#include "vmm/lapic_glue.h"
+#include "vmx/vmx.h"
+
+#define BLOCKING_STI_MOVSS (INTERRUPTIBILITY_STI | INTERRUPTIBILITY_MOV_SS)
+
+static void set_proc_ctl(struct vcpu *v, unsigned bit, bool on)
+{
+	uint32_t ctls = on ? v->proc_ctls | (uint32_t)BIT(bit) : v->proc_ctls & ~(uint32_t)BIT(bit);
+
+	if (ctls != v->proc_ctls) {
+		v->proc_ctls = ctls;
+		vmwrite(VMCS_PROC_CTLS, ctls);
+	}
+}
+
+static bool inject_nmi(struct vcpu *v, uint64_t intr)
+{
+	if (!READ_ONCE(v->lapic->nmi_pending))
+		return false;
+	if (intr & (INTERRUPTIBILITY_NMI | BLOCKING_STI_MOVSS)) {
+		set_proc_ctl(v, PROC_NMI_WINDOW, true);
+		return false;
+	}
+	if (!vlapic_take_nmi(v->lapic))
+		return false;
+	vmwrite(VMCS_ENTRY_INTR_INFO, 2u | (INTR_TYPE_NMI << 8) | INTR_INFO_VALID);
+	return true;
+}
+
+static void sync_intr_status(struct vcpu *v)
+{
+	int irr = vlapic_highest_irr(v->lapic), isr = vlapic_highest_isr(v->lapic);
+	uint16_t st = (uint16_t)((irr < 0 ? 0 : irr) | (isr < 0 ? 0 : isr) << 8);
+
+	if (st != v->cached_intr_status) {
+		v->cached_intr_status = st;
+		vmwrite(VMCS_GUEST_INTR_STATUS, st);
+	}
+}
+
+void vapic_inject(struct vcpu *v)
+{
+	uint64_t intr = vmread(VMCS_GUEST_INTERRUPTIBILITY);
+	int vec;
+
+	/* Something is already being injected (a re-injected event or an
+	 * exception from emulation): it goes first, we come back after. */
+	if (vmread(VMCS_ENTRY_INTR_INFO) & INTR_INFO_VALID) {
+		if (vlapic_pending_vector(v->lapic) >= 0 || READ_ONCE(v->lapic->nmi_pending))
+			set_proc_ctl(v, PROC_INTR_WINDOW, true);
+		return;
+	}
+	if (inject_nmi(v, intr))
+		return;
+	if (v->guest->apicv) {
+		sync_intr_status(v);
+		return;
+	}
+	vec = vlapic_pending_vector(v->lapic);
+	if (vec < 0)
+		return;
+	if (!(vmread(VMCS_GUEST_RFLAGS) & RFLAGS_IF) || (intr & BLOCKING_STI_MOVSS)) {
+		set_proc_ctl(v, PROC_INTR_WINDOW, true);
+		return;
+	}
+	vmwrite(VMCS_ENTRY_INTR_INFO, (uint32_t)vec | (INTR_TYPE_EXT_INTR << 8) | INTR_INFO_VALID);
+	vlapic_ack(v->lapic, vec);
+}
+
+bool vapic_has_event(struct vcpu *v, bool if_set)
+{
+	struct vlapic *l = v->lapic;
+
+	if (READ_ONCE(l->nmi_pending) || READ_ONCE(l->init_pending))
+		return true;
+	/* With APICv the CPU compares RVI with VPPR the same way. */
+	return if_set && vlapic_pending_vector(l) >= 0;
+}
+
+int exit_intr_window(struct vcpu *v)
+{
+	set_proc_ctl(v, PROC_INTR_WINDOW, false);
+	return 0;
+}
+
+int exit_nmi_window(struct vcpu *v)
+{
+	set_proc_ctl(v, PROC_NMI_WINDOW, false);
+	return 0;
+}

@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * A vCPU's APIC timer on the hardware (DESIGN.md, "Data flow of one guest
+ * timer tick", steps 3-4). Before every VM entry the one canonical target
+ * (guest TSC) becomes the VMX-preemption-timer value or a host LAPIC/HPET
+ * deadline, `advance` early; an expiry found on the way in is delivered,
+ * after waiting out the advance so the guest never sees it early.
+ */
+#include "drivers/apic.h"
+#include "drivers/io.h"
+#include "vmm/exit.h"
+#include "vmm/irq.h"
+#include "vmm/lapic_glue.h"
+#include "vmm/log.h"
+#include "vmm/msr.h"
+#include "vmm/percpu.h"
+#include "vmm/platform.h"
+#include "vmm/vcpu_timer.h"
+#include "vmx/vmx.h"
+
+#define PREEMPT_MAX 0xffffffffull
+
+void vcpu_timer_init(struct vcpu *v)
+{
+	const struct tv_options *o = &v->guest->spec->opts;
+	const char *why;
+
+	v->timer_kind = timer_select(o->timer, &why);
+	advance_init(&v->advance, o->advance, o->advance_ns, platform.tb.tsc_hz);
+	if (v->id == 0)
+		pr_info("guest %s: APIC timer on the %s%s%s%s", v->guest->spec->name,
+			timer_kind_name(v->timer_kind), why ? " (fallback: " : "", why ? why : "",
+			why ? ")" : "");
+}
+
+unsigned vcpu_timer_backend(const struct vcpu *v)
+{
+	return v->timer_kind;
+}
+
+static void set_preempt(struct vcpu *v, bool on, uint64_t value)
+{
+	if (on != v->preempt_on) {
+		uint32_t pin = (uint32_t)vmread(VMCS_PIN_CTLS);
+
+		pin = on ? pin | (uint32_t)BIT(PIN_PREEMPT_TIMER) : pin & ~(uint32_t)BIT(PIN_PREEMPT_TIMER);
+		vmwrite(VMCS_PIN_CTLS, pin);
+		v->preempt_on = on;
+	}
+	if (on)
+		vmwrite(VMCS_PREEMPT_TIMER_VALUE, value);
+}
+
+/* Waits until the guest TSC reaches the target, then delivers. Called
+ * when the expiry arrives inside the advance window. */
+static void expire(struct vcpu *v, uint64_t host_now)
+{
+	struct vtimer *t = &v->lapic->timer;
+	uint64_t target = t->target;
+	int64_t delta = (int64_t)(host_now + v->tsc_offset - target);
+
+	if (v->timer_exit)
+		advance_observe(&v->advance, delta);
+	while (delta < 0) {
+		cpu_relax();
+		host_now = rdtsc();
+		delta = (int64_t)(host_now + v->tsc_offset - target);
+	}
+	vlapic_timer_expired(v->lapic, host_now + v->tsc_offset);
+}
+
+static void arm_backend(struct vcpu *v, bool armed, uint64_t host_deadline, uint64_t host_now)
+{
+	struct timer_cpu *tc = &this_cpu()->timer;
+	uint64_t ticks;
+
+	if (v->timer_kind == TIMER_PREEMPT) {
+		/* Counts only in non-root mode: recomputed from the absolute
+		 * target on every entry, so root-mode time is never lost. */
+		ticks = host_deadline > host_now
+			? (host_deadline - host_now) >> timer_caps.preempt_rate : 0;
+		set_preempt(v, armed, MIN(ticks, PREEMPT_MAX));
+		return;
+	}
+	if (!timer_host_arm(tc, v->timer_kind, armed ? host_deadline : 0))
+		set_preempt(v, true, 0);        /* HPET deadline already past: exit at once */
+	else if (v->preempt_on)
+		set_preempt(v, false, 0);
+}
+
+void vcpu_timer_before_entry(struct vcpu *v)
+{
+	struct vtimer *t = &v->lapic->timer;
+	uint64_t host_now, adv;
+
+	if (!t->armed) {
+		if (v->timer_dirty || v->preempt_on)
+			arm_backend(v, false, 0, 0);
+		v->timer_dirty = false;
+		v->timer_exit = false;
+		return;
+	}
+	adv = advance_get(&v->advance);
+	host_now = rdtsc();
+	if (host_now + v->tsc_offset + adv >= t->target) {
+		expire(v, host_now);
+		host_now = rdtsc();
+	}
+	v->timer_exit = false;
+	v->timer_dirty = false;
+	arm_backend(v, t->armed, t->target - v->tsc_offset - adv, host_now);
+}
+
+int exit_preempt_timer(struct vcpu *v)
+{
+	v->timer_exit = true;
+	return 0;
+}
+
+static void host_timer_irq(uint8_t vector)
+{
+	struct pcpu *p = this_cpu();
+
+	p->timer.lapic_armed = 0;
+	if (p->vcpu)
+		p->vcpu->timer_exit = true;
+	apic_eoi();
+}
+
+static void hpet_irq(uint8_t vector)
+{
+	struct pcpu *p = this_cpu();
+
+	p->timer.hpet_armed = 0;
+	if (p->vcpu)
+		p->vcpu->timer_exit = true;
+	apic_eoi();
+}
+
+static void kick_irq(uint8_t vector)
+{
+	apic_eoi();
+}
+
+void vcpu_timer_host_init(void)
+{
+	irq_register(VEC_HOST_TIMER, host_timer_irq);
+	irq_register(VEC_HPET, hpet_irq);
+	irq_register(VEC_KICK, kick_irq);
+}
+
+int vcpu_timer_block(struct vcpu *v)
+{
+	struct vtimer *t = &v->lapic->timer;
+	struct timer_cpu *tc = &this_cpu()->timer;
+
+	for (;;) {
+		uint64_t now = vcpu_guest_tsc(v);
+
+		if (vtimer_due(t, now))
+			vlapic_timer_expired(v->lapic, now);
+		if (vapic_has_event(v, true))
+			break;
+		if (READ_ONCE(v->guest->ended))
+			return -1;
+		if (!t->armed && v->guest->nvcpus == 1)
+			return vcpu_kill(v, GUEST_STATUS_HUNG, "HLT with no timer armed and no "
+					 "other vCPU to wake it: it would sleep forever");
+		/* Same target, other hardware: sleep on a host timer until it
+		 * (or a kick from another CPU), interrupts on, then look again. */
+		if (t->armed && !timer_host_sleep_arm(tc, t->target - v->tsc_offset))
+			continue;       /* already due */
+		__asm__ volatile("sti; hlt; cli" ::: "memory");
+	}
+	timer_host_disarm_all(tc);
+	v->timer_dirty = true;
+	return 0;
+}

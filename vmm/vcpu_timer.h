@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* A vCPU's APIC timer on the hardware: expiry before entry, the backend
+ * that brings the next expiry back as an exit, sleeping a halted vCPU. */
+#ifndef VMM_VCPU_TIMER_H
+#define VMM_VCPU_TIMER_H
+
+#include "vmm/vcpu.h"
+
+void vcpu_timer_init(struct vcpu *v);
+/* TV_HC_INFO encoding: 1 preempt, 2 lapic, 3 hpet. */
+unsigned vcpu_timer_backend(const struct vcpu *v);
+/* Before each entry: deliver a due expiry, arm the backend. */
+void vcpu_timer_before_entry(struct vcpu *v);
+/* A halted vCPU waits here until it has something to deliver. */
+int vcpu_timer_block(struct vcpu *v);
+int exit_preempt_timer(struct vcpu *v);
+/* Registers the host timer and kick interrupt handlers (once, at boot). */
+void vcpu_timer_host_init(void);
+
+#endif

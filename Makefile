@@ -108,7 +108,13 @@ include guest-tests/guest.mk
 # QEMU's -drive and a USB stick alike. 64 cylinders x 16 heads x 63 sectors
 # so Bochs detects the geometry from the size.
 ESP_SECTORS := 64512
-ESP_CFG     ?= guest-tests/tickvisor.cfg
+ESP_CFG     ?= $(BUILD)/tickvisor.cfg
+
+# The bundled guest list, made from the test declarations.
+$(BUILD)/tickvisor.cfg: guest-tests/unittests.cfg scripts/guestcfg.py
+	$(call say,GEN,$@)
+	@mkdir -p $(dir $@)
+	$(Q)$(PYTHON) scripts/guestcfg.py bundled $@
 
 $(BUILD)/esp.img: $(BUILD)/tickvisor.efi $(ESP_CFG) $(GUEST_ELFS)
 	$(call say,ESP,$@)

@@ -227,6 +227,10 @@ static int guest_kv(struct cfg_ctx *x, struct guest_spec *g, char *tok)
 		if (!parse_u64(val, &n, false) || n < 1 || n > TV_MAX_CPUS)
 			return cfg_error(x, "vcpus must be between 1 and 16, not", val);
 		g->vcpus = (uint32_t)n;
+	} else if (!strcmp(key, "timeout")) {
+		if (!parse_u64(val, &n, false) || n > GUEST_TIMEOUT_MAX_S)
+			return cfg_error(x, "timeout must be 0..86400 seconds, not", val);
+		g->timeout_s = (uint32_t)n;
 	} else if (!strcmp(key, "cmdline")) {
 		return copy_field(x, g->cmdline, sizeof(g->cmdline), val, "cmdline too long:");
 	} else if (!strcmp(key, "module")) {

@@ -8,7 +8,7 @@
  *
  * Global keys: timer=auto|preempt|lapic|hpet  advance=off|auto|<ns>
  *   apicv=on|off  hlt=exit|guest  min_period_us=<us>  log=error|warn|info|debug|trace
- * Guest keys: mem=<n>[K|M|G]  vcpus=<n>  cmdline="..."  module=PATH (repeatable)
+ * Guest keys: mem=<n>[K|M|G]  vcpus=<n>  timeout=<s>  cmdline="..."  module=PATH (repeatable)
  *   and timer= advance= apicv= hlt= min_period_us= to override the globals.
  * Values containing spaces are double-quoted.
  */

@@ -6,6 +6,12 @@ final status tickvisor must end with, regexes the serial log must contain,
 and (guest, expected exit status) pairs. Bochs boots are budgeted by VM
 exits (~4 us of wall time each), so guests are batched into few boots.
 """
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "scripts"))
+import guestcfg  # noqa: E402
 
 
 class Suite:
@@ -21,6 +27,41 @@ class Suite:
         self.timeout = timeout
         self.megs = megs
         self.remove = list(remove)
+
+
+GLOBALS = "timer=auto\nadvance=off\napicv=on\nlog=info\n"
+
+
+def guest_suite(name, tests, cpus=1, run=None, extra="", timeout=900):
+    """One boot running `tests` (with one variant's options)."""
+    lines = [t.guest_line(run, extra) for t in tests]
+    guests = [(f"{t.name}.{run}" if run else t.name, t.status) for t in tests]
+    status = 1 if any(st for _, st in guests) else 0
+    return Suite(name, GLOBALS + "\n".join(lines) + "\n", cpus=cpus, status=status,
+                 guests=guests, timeout=timeout, expect=[r"^tickvisor: done: \d+ guests"])
+
+
+def guest_suites():
+    """The guest tests of guest-tests/unittests.cfg: every test with the
+    defaults, then each variant's run of the tests that list it; tests
+    needing several vCPUs boot with 2 and 4 CPUs."""
+    tests = guestcfg.load()
+    up = [t for t in tests if t.vcpus == 1]
+    out = [guest_suite("guests", up)]
+    for variant, runs in guestcfg.VARIANT_RUNS.items():
+        for run, opts in runs:
+            chosen = [t for t in up if variant in t.variants]
+            if chosen:
+                out.append(guest_suite(f"guests-{run}", chosen, run=run, extra=opts))
+    for cpus in (2, 4):
+        smp = [t for t in tests if 1 < t.vcpus <= cpus]
+        if smp:
+            out.append(guest_suite(f"smp-{cpus}cpu", smp, cpus=cpus))
+    return out
+
+
+def by_name(name):
+    return {t.name: t for t in guestcfg.load()}[name]
 
 
 SUITES = [
@@ -41,4 +82,15 @@ SUITES = [
     Suite("guest-missing", "guest lost guests/does-not-exist.elf mem=16M\n", status=1,
           expect=[r"^tickvisor: error: \\EFI\\tickvisor\\tickvisor.cfg:1: guest lost: cannot "
                   r"read \\EFI\\tickvisor\\guests\\does-not-exist.elf: file not found"]),
-]
+    # Issue 3: a guest that dies is contained; the next one still runs.
+    Suite("containment",
+          GLOBALS + "\n".join(by_name(n).guest_line() for n in
+                              ("triple_fault", "bad_access", "basic")) + "\n",
+          status=1, guests=[("triple_fault", 251), ("bad_access", 252), ("basic", 0)],
+          expect=[r"^tickvisor: guest triple_fault: vcpu0: triple fault \(shutdown\)",
+                  r"^tickvisor:   exit reason 2 \(triple fault\)",
+                  r"^tickvisor: guest bad_access: vcpu0: read of guest-physical address "
+                  r"0xd0000000 outside RAM",
+                  r"^tickvisor:   rip=[0-9a-f]{16} rsp=",
+                  r"^tickvisor: done: 3 guests, 2 failed"]),
+] + guest_suites()

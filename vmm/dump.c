@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "vmm/dump.h"
 #include "vmm/log.h"
+#include "vmm/vcpu_setup.h"
 #include "vmx/vmx.h"
 
 static void dump_seg(const char *name, enum vmx_seg s)
@@ -26,9 +27,9 @@ void vcpu_dump(struct vcpu *v)
 	       (unsigned long)vmread(VMCS_GUEST_RSP), (unsigned long)vmread(VMCS_GUEST_RFLAGS),
 	       e->insn_len);
 	pr_err("  cr0=%08lx (guest sees %08lx) cr3=%016lx cr4=%08lx (guest sees %08lx) efer=%lx",
-	       (unsigned long)vmread(VMCS_GUEST_CR0), (unsigned long)vmread(VMCS_CR0_READ_SHADOW),
+	       (unsigned long)vmread(VMCS_GUEST_CR0), (unsigned long)vcpu_cr0_guest(v),
 	       (unsigned long)vmread(VMCS_GUEST_CR3), (unsigned long)vmread(VMCS_GUEST_CR4),
-	       (unsigned long)vmread(VMCS_CR4_READ_SHADOW), (unsigned long)vmread(VMCS_GUEST_EFER));
+	       (unsigned long)vcpu_cr4_guest(v), (unsigned long)vmread(VMCS_GUEST_EFER));
 	dump_seg("cs", SEG_CS);
 	dump_seg("ss", SEG_SS);
 	dump_seg("ds", SEG_DS);

@@ -38,7 +38,7 @@
 
 static void leaf1(struct vcpu *v, struct cpuid_regs *r)
 {
-	uint64_t cr4 = vmread(VMCS_CR4_READ_SHADOW);
+	uint64_t cr4 = vmread(VMCS_GUEST_CR4);
 
 	r->ecx = (r->ecx & ~(uint32_t)C1_ECX_DROP) | C1_ECX_HV | C1_ECX_X2APIC | C1_ECX_TSCDL;
 	/* OSXSAVE mirrors the guest's CR4, not the host's. */

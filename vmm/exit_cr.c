@@ -41,7 +41,7 @@ static void set_lma(struct vcpu *v, bool on)
 /* SDM Vol. 2B, MOV to CR0: the #GP conditions, then the LMA transition. */
 static int guest_write_cr0(struct vcpu *v, uint64_t val)
 {
-	uint64_t old = vmread(VMCS_CR0_READ_SHADOW), efer = vmread(VMCS_GUEST_EFER);
+	uint64_t old = vcpu_cr0_guest(v), efer = vmread(VMCS_GUEST_EFER);
 	bool pg_on = !(old & CR0_PG) && (val & CR0_PG), pg_off = (old & CR0_PG) && !(val & CR0_PG);
 
 	if ((val >> 32) || ((val & CR0_PG) && !(val & CR0_PE)) ||
@@ -113,12 +113,12 @@ int exit_cr_access(struct vcpu *v)
 		break;
 	case CR_TYPE_LMSW: {
 		/* LMSW loads PE, MP, EM, TS and cannot clear PE. */
-		uint64_t old = vmread(VMCS_CR0_READ_SHADOW), src = FIELD_GET(CR_QUAL_LMSW_SRC, q);
+		uint64_t old = vcpu_cr0_guest(v), src = FIELD_GET(CR_QUAL_LMSW_SRC, q);
 		r = guest_write_cr0(v, (old & ~0xeull) | (src & 0xf) | (old & CR0_PE));
 		break;
 	}
 	default:
-		vcpu_set_cr0(v, vmread(VMCS_CR0_READ_SHADOW) & ~CR0_TS);   /* CLTS */
+		vcpu_set_cr0(v, vcpu_cr0_guest(v) & ~CR0_TS);   /* CLTS */
 		r = 0;
 		break;
 	}

@@ -189,14 +189,18 @@ static int guest_run(const struct guest_spec *s)
 
 	g->spec = s;
 	g->nvcpus = s->vcpus;
-	pr_info("guest %s: starting (%s, mem %lu MiB, %u vCPU%s, timer %s, apicv %s, hlt %s)",
-		s->name, s->path, (unsigned long)(s->mem_bytes >> 20), s->vcpus,
+	pr_info("guest %s: starting (%s, mem %lu MiB, %u vCPU%s, timer %s, advance %s, apicv %s, "
+		"hlt %s)", s->name, s->path, (unsigned long)(s->mem_bytes >> 20), s->vcpus,
 		s->vcpus == 1 ? "" : "s", config_timer_name(s->opts.timer),
+		s->opts.advance == ADVANCE_OFF ? "off" : s->opts.advance == ADVANCE_AUTO ? "auto"
+									 : "fixed",
 		s->opts.apicv ? "on" : "off", s->opts.hlt == HLT_EXIT ? "exit" : "guest");
 	if (!guest_mem_init(g) && !guest_load(g, &entry, &mbi)) {
 		struct vcpu *v = vcpu_create(g, 0);
 
 		if (v) {
+			if (s->timeout_s)
+				g->deadline_tsc = rdtsc() + (uint64_t)s->timeout_s * platform.tb.tsc_hz;
 			vcpu_reset_multiboot(v, entry, mbi);
 			vcpu_run(v);
 			guest_report_exits(g);

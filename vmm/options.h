@@ -70,6 +70,7 @@ struct guest_spec {
 	char cmdline[TV_CMDLINE_LEN];
 	uint64_t mem_bytes;
 	uint32_t vcpus;
+	uint32_t timeout_s;             /* guest-time limit in seconds, 0: none */
 	uint32_t nmodules;
 	struct guest_module modules[TV_MAX_MODULES];
 	const void *image;              /* loaded by boot/ */
@@ -90,5 +91,6 @@ struct tv_config {
 #define GUEST_MEM_MAX       (3ull << 30)
 #define MIN_PERIOD_US_DEFAULT 200u
 #define ADVANCE_NS_MAX      1000000u
+#define GUEST_TIMEOUT_MAX_S 86400u
 
 #endif

@@ -93,7 +93,8 @@ void vcpu_run(struct vcpu *v)
 	this_cpu()->vcpu = v;
 	while (!READ_ONCE(g->ended)) {
 		if (unlikely(vcpu_over_time(v))) {
-			vcpu_kill(v, GUEST_STATUS_HUNG, "over its time limit");
+			vcpu_kill(v, GUEST_STATUS_HUNG, "over its time limit of %u s",
+				  g->spec->timeout_s);
 			break;
 		}
 		if (v->apic_mode_dirty)

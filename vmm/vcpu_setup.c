@@ -95,6 +95,18 @@ uint64_t vcpu_cr4_real(const struct vcpu *v, uint64_t guest_cr4)
 	return (guest_cr4 | platform.vmx.cr4_fixed0) & platform.vmx.cr4_fixed1;
 }
 
+/* The guest's view: its own bits from the real register, the owned bits
+ * from the read shadow. */
+uint64_t vcpu_cr0_guest(const struct vcpu *v)
+{
+	return (vmread(VMCS_GUEST_CR0) & ~v->cr0_mask) | (vmread(VMCS_CR0_READ_SHADOW) & v->cr0_mask);
+}
+
+uint64_t vcpu_cr4_guest(const struct vcpu *v)
+{
+	return (vmread(VMCS_GUEST_CR4) & ~v->cr4_mask) | (vmread(VMCS_CR4_READ_SHADOW) & v->cr4_mask);
+}
+
 uint64_t vcpu_cr4_allowed(void)
 {
 	return platform.vmx.cr4_fixed1 & ~CR4_VMXE;

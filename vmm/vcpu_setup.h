@@ -11,6 +11,9 @@ void vcpu_reset_multiboot(struct vcpu *v, uint32_t entry, uint32_t mbi);
 /* Guest CR0/CR4 as the guest sees them -> the value VMX runs with. */
 uint64_t vcpu_cr0_real(const struct vcpu *v, uint64_t guest_cr0);
 uint64_t vcpu_cr4_real(const struct vcpu *v, uint64_t guest_cr4);
+/* CR0/CR4 as the guest reads them. */
+uint64_t vcpu_cr0_guest(const struct vcpu *v);
+uint64_t vcpu_cr4_guest(const struct vcpu *v);
 /* CR4 bits a guest may set: what VMX allows, minus VMXE (no nested VMX). */
 uint64_t vcpu_cr4_allowed(void);
 void vcpu_set_cr0(struct vcpu *v, uint64_t cr0);

@@ -69,23 +69,28 @@ static void expire(struct vcpu *v, uint64_t host_now)
 	vlapic_timer_expired(v->lapic, host_now + v->tsc_offset);
 }
 
+/* The VMX-preemption timer serves the guest timer (preempt backend), a
+ * host deadline that is already past, and the guest's time limit. It
+ * counts only in non-root mode, so it is recomputed from the absolute
+ * deadline on every entry and root-mode time is never lost. */
 static void arm_backend(struct vcpu *v, bool armed, uint64_t host_deadline, uint64_t host_now)
 {
-	struct timer_cpu *tc = &this_cpu()->timer;
-	uint64_t ticks;
+	uint64_t pre = ~0ull, limit = v->guest->deadline_tsc;
 
 	if (v->timer_kind == TIMER_PREEMPT) {
-		/* Counts only in non-root mode: recomputed from the absolute
-		 * target on every entry, so root-mode time is never lost. */
-		ticks = host_deadline > host_now
-			? (host_deadline - host_now) >> timer_caps.preempt_rate : 0;
-		set_preempt(v, armed, MIN(ticks, PREEMPT_MAX));
+		if (armed)
+			pre = host_deadline;
+	} else if (!timer_host_arm(&this_cpu()->timer, v->timer_kind, armed ? host_deadline : 0)) {
+		pre = host_now;         /* HPET deadline already past: exit at once */
+	}
+	if (limit && timer_caps.preempt)
+		pre = MIN(pre, limit);
+	if (pre == ~0ull) {
+		set_preempt(v, false, 0);
 		return;
 	}
-	if (!timer_host_arm(tc, v->timer_kind, armed ? host_deadline : 0))
-		set_preempt(v, true, 0);        /* HPET deadline already past: exit at once */
-	else if (v->preempt_on)
-		set_preempt(v, false, 0);
+	set_preempt(v, true, MIN(pre > host_now ? (pre - host_now) >> timer_caps.preempt_rate : 0,
+				 PREEMPT_MAX));
 }
 
 void vcpu_timer_before_entry(struct vcpu *v)
@@ -94,8 +99,8 @@ void vcpu_timer_before_entry(struct vcpu *v)
 	uint64_t host_now, adv;
 
 	if (!t->armed) {
-		if (v->timer_dirty || v->preempt_on)
-			arm_backend(v, false, 0, 0);
+		if (v->timer_dirty || v->preempt_on || v->guest->deadline_tsc)
+			arm_backend(v, false, 0, rdtsc());
 		v->timer_dirty = false;
 		v->timer_exit = false;
 		return;
@@ -153,9 +158,10 @@ int vcpu_timer_block(struct vcpu *v)
 {
 	struct vtimer *t = &v->lapic->timer;
 	struct timer_cpu *tc = &this_cpu()->timer;
+	uint64_t limit = v->guest->deadline_tsc;
 
 	for (;;) {
-		uint64_t now = vcpu_guest_tsc(v);
+		uint64_t now = vcpu_guest_tsc(v), wake = ~0ull;
 
 		if (vtimer_due(t, now))
 			vlapic_timer_expired(v->lapic, now);
@@ -163,12 +169,19 @@ int vcpu_timer_block(struct vcpu *v)
 			break;
 		if (READ_ONCE(v->guest->ended))
 			return -1;
-		if (!t->armed && v->guest->nvcpus == 1)
+		if (limit && rdtsc() > limit)
+			return vcpu_kill(v, GUEST_STATUS_HUNG, "over its time limit of %u s (halted)",
+					 v->guest->spec->timeout_s);
+		if (t->armed)
+			wake = t->target - v->tsc_offset;
+		if (limit)
+			wake = MIN(wake, limit);
+		if (wake == ~0ull && v->guest->nvcpus == 1)
 			return vcpu_kill(v, GUEST_STATUS_HUNG, "HLT with no timer armed and no "
 					 "other vCPU to wake it: it would sleep forever");
 		/* Same target, other hardware: sleep on a host timer until it
 		 * (or a kick from another CPU), interrupts on, then look again. */
-		if (t->armed && !timer_host_sleep_arm(tc, t->target - v->tsc_offset))
+		if (wake != ~0ull && !timer_host_sleep_arm(tc, wake))
 			continue;       /* already due */
 		__asm__ volatile("sti; hlt; cli" ::: "memory");
 	}

@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * exit_status: exits with the status given as status=N (default 0), so
+ * the harness can check that a guest's status reaches it through the
+ * debug-exit port.
+ */
+#include "lib/guest.h"
+
+int main(int argc, char **argv)
+{
+	const char *arg = arg_get("status");
+	int status = arg ? atoi(arg) : 0;
+
+	(void)argc;
+	(void)argv;
+	report_prefix_push("exit_status");
+	report_pass("exiting with %d", status);
+	exit(status);
+}

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Per-CPU data, indexed by (initial) APIC ID.
+ *
+ * Each CPU owns one naturally aligned CPU area: its struct percpu at the
+ * bottom and its stack above it, growing down towards it. this_cpu() is
+ * then RSP rounded down: no MSR (GS base writes may be VM exits, which
+ * would disturb tests that count exits), no CPUID, and it works in
+ * exception handlers, which run on the interrupted stack.
+ */
+#ifndef GUEST_PERCPU_H
+#define GUEST_PERCPU_H
+
+#include "lib/bits.h"
+
+/* No u suffix: percpu.c hands both to the assembler (boot.asm). */
+#define MAX_CPUS                16        /* APIC IDs 0..15 */
+#define CPU_AREA_SIZE           65536     /* struct percpu, then the stack */
+
+struct percpu {
+	uint32_t apic_id;               /* initial APIC ID, CPUID.1:EBX[31:24] */
+	bool online;                    /* reached C on this CPU */
+	bool x2apic;                    /* cached IA32_APIC_BASE.EXTD, kept by apic.c */
+	volatile uint32_t ex_vector;    /* last exception fixed up by the extable */
+	volatile uint64_t ex_error_code;/* and its error code */
+	void *priv;                     /* free for the test */
+};
+
+/* One CPU's area: data below, stack above. */
+struct cpu_area {
+	struct percpu pc;
+	uint8_t stack[CPU_AREA_SIZE - sizeof(struct percpu)];
+} __aligned(CPU_AREA_SIZE);
+
+_Static_assert(sizeof(struct cpu_area) == CPU_AREA_SIZE, "CPU area is one aligned block");
+
+extern struct cpu_area cpu_areas[MAX_CPUS];
+
+static inline struct percpu *this_cpu(void)
+{
+	uint64_t sp;
+
+	asm("mov %%rsp, %0" : "=r"(sp));
+	return (struct percpu *)(sp & ~(uint64_t)(CPU_AREA_SIZE - 1));
+}
+
+static inline struct percpu *percpu(unsigned cpu)
+{
+	return &cpu_areas[cpu].pc;
+}
+
+/* This CPU's APIC ID: the index into cpu_areas. */
+static inline unsigned smp_id(void)
+{
+	return this_cpu()->apic_id;
+}
+
+/* Number of CPUs that have reached C (1 until APs are brought up). */
+unsigned cpus_online(void);
+
+/* Called once per CPU, first thing in C, on that CPU's own stack. */
+void percpu_init(unsigned apic_id);
+
+#endif

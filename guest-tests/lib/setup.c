@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* From boot.asm to main() and back out through exit(). */
+#include "lib/setup.h"
+#include "lib/apic.h"
+#include "lib/desc.h"
+#include "lib/multiboot.h"
+#include "lib/percpu.h"
+#include "lib/processor.h"
+#include "lib/serial.h"
+
+/* Order matters: this_cpu() (console lock, exception fixups) needs the
+ * per-CPU area; exception reports need the console and the IDT. */
+void guest_start(unsigned apic_id, uint32_t mbi_phys)
+{
+	percpu_init(apic_id);
+	serial_init();
+	idt_init();
+	apic_cpu_init();
+	multiboot_parse(mbi_phys);
+	args_init(boot_info.cmdline);
+	exit(main(guest_argc, guest_argv));
+}
+
+/* Until SMP support brings APs up on purpose, one that arrives anyway
+ * gets a working CPU area and IDT, then parks with interrupts off. */
+__weak void ap_start(unsigned apic_id)
+{
+	percpu_init(apic_id);
+	idt_load();
+	apic_cpu_init();
+	for (;;) {
+		cli();
+		hlt();
+	}
+}

@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
+"""The bundled guest tests, declared in guest-tests/unittests.cfg, and the
+tickvisor.cfg files made from them.
+
+unittests.cfg (kvm-unit-tests style): one [NAME] section per test with
+  file     = image in EFI/tickvisor/guests (default NAME.elf)
+  args     = command line after the test name
+  vcpus    = vCPUs (default 1)
+  mem      = guest RAM (default 64M)
+  timeout  = tickvisor's guest-time limit in seconds (default 30)
+  status   = expected exit status (default 0)
+  variants = which extra runs it takes part in: apicv (APICv off),
+             timer (timer=lapic, timer=hpet), hlt (hlt=guest),
+             advance (advance=auto); default none
+  options  = extra tickvisor options for every run of it, KEY=VALUE ...
+
+    guestcfg.py bundled OUT      write the tickvisor.cfg for `make run`
+"""
+import configparser
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+UNITTESTS = os.path.join(ROOT, "guest-tests", "unittests.cfg")
+
+# name -> tickvisor options for one extra run of the tests in a variant
+VARIANT_RUNS = {
+    "apicv": [("apicv-off", "apicv=off")],
+    "timer": [("lapic", "timer=lapic"), ("hpet", "timer=hpet")],
+    "hlt": [("hlt-guest", "hlt=guest")],
+    "advance": [("advance-auto", "advance=auto")],
+}
+
+
+class Test:
+    def __init__(self, name, sec):
+        self.name = name
+        self.file = sec.get("file", f"{name}.elf")
+        self.args = sec.get("args", "")
+        self.vcpus = int(sec.get("vcpus", "1"))
+        self.mem = sec.get("mem", "64M")
+        self.timeout = int(sec.get("timeout", "30"))
+        self.status = int(sec.get("status", "0"))
+        self.variants = sec.get("variants", "").split()
+        self.options = sec.get("options", "")
+        for v in self.variants:
+            if v not in VARIANT_RUNS:
+                sys.exit(f"{UNITTESTS}: [{name}]: unknown variant '{v}'")
+
+    def guest_line(self, run=None, extra=""):
+        """The tickvisor.cfg line of this test, for one run."""
+        name = self.name if not run else f"{self.name}.{run}"
+        cmdline = f"{self.name} {self.args}".strip()
+        opts = " ".join(o for o in (self.options, extra) if o)
+        return (f'guest {name} guests/{self.file} mem={self.mem} vcpus={self.vcpus} '
+                f'timeout={self.timeout} cmdline="{cmdline}"' + (f" {opts}" if opts else ""))
+
+    def runs(self):
+        """(run name or None, options) for every run of this test."""
+        yield None, ""
+        for v in self.variants:
+            for run, opts in VARIANT_RUNS[v]:
+                yield run, opts
+
+
+def load(path=UNITTESTS):
+    cp = configparser.ConfigParser(interpolation=None, inline_comment_prefixes=("#",))
+    with open(path) as f:
+        cp.read_file(f)
+    return [Test(name, cp[name]) for name in cp.sections()]
+
+
+def bundled(tests):
+    """tickvisor.cfg for `make run`: every test once, with the defaults."""
+    lines = ["# Generated from guest-tests/unittests.cfg by scripts/guestcfg.py.",
+             "timer=auto", "advance=off", "apicv=on", "log=info"]
+    lines += [t.guest_line() for t in tests]
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    if len(sys.argv) != 3 or sys.argv[1] != "bundled":
+        sys.exit(__doc__)
+    out = bundled(load())
+    with open(sys.argv[2] + ".tmp", "w") as f:
+        f.write(out)
+    os.replace(sys.argv[2] + ".tmp", sys.argv[2])
+
+
+if __name__ == "__main__":
+    main()

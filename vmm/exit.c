@@ -98,6 +98,21 @@ static int exit_xsetbv(struct vcpu *v)
 	return 0;
 }
 
+static int exit_init_signal(struct vcpu *v)
+{
+	/* A physical INIT: tickvisor sends none after boot, and the guest's
+	 * own INITs are virtual (lapic/). Nothing of the guest's to reset. */
+	pr_warn("guest %s: vcpu%u: physical INIT signal ignored", v->guest->spec->name, v->id);
+	return 0;
+}
+
+static int exit_sipi_signal(struct vcpu *v)
+{
+	/* Only in the wait-for-SIPI activity state, which tickvisor never
+	 * enters (virtual SIPIs are handled in vmm/vcpu_run.c). */
+	return 0;
+}
+
 static int exit_entry_failure(struct vcpu *v)
 {
 	return vcpu_kill(v, GUEST_STATUS_ENTRY_FAIL, "VM entry failed: %s (qualification %lu)",
@@ -108,6 +123,8 @@ static const exit_fn exit_table[VMX_EXIT_NR] = {
 	[VMX_EXIT_EXCEPTION_NMI]  = exit_exception_nmi,
 	[VMX_EXIT_EXT_INTR]       = exit_ext_intr,
 	[VMX_EXIT_TRIPLE_FAULT]   = exit_triple_fault,
+	[VMX_EXIT_INIT]           = exit_init_signal,
+	[VMX_EXIT_SIPI]           = exit_sipi_signal,
 	[VMX_EXIT_CPUID]          = exit_cpuid,
 	[VMX_EXIT_GETSEC]         = exit_undefined,
 	[VMX_EXIT_HLT]            = exit_hlt,

@@ -17,7 +17,9 @@
 #include "vmm/msr.h"
 #include "vmm/multiboot.h"
 #include "vmm/percpu.h"
+#include "vmm/panic.h"
 #include "vmm/platform.h"
+#include "vmm/smp.h"
 #include "vmm/vcpu_setup.h"
 #include "vmm/vcpu_timer.h"
 #include "vmx/vmx.h"
@@ -118,45 +120,85 @@ static int guest_load(struct guest *g, uint32_t *entry, uint32_t *mbi)
 	return 0;
 }
 
-static struct vcpu *vcpu_create(struct guest *g, uint32_t id)
+#define VCPU_STOP_US 5000000u   /* an AP must be back this soon after the end */
+
+/* Everything of a vCPU that does not need its VMCS: made on the BSP for
+ * all vCPUs before any runs, so no IPI can find a vCPU missing. */
+static struct vcpu *vcpu_alloc(struct guest *g, uint32_t id)
 {
 	struct vcpu *v = mem_alloc(sizeof(*v));
-	char err[160];
 
 	v->guest = g;
 	v->id = id;
-	g->vcpus[id] = v;
 	v->msr_bitmap = msr_bitmap_new();
+	g->vcpus[id] = v;
+	vapic_create(v);
+	return v;
+}
+
+/* On the vCPU's own CPU: the VMCS (host state is per CPU), then run until
+ * the guest ends, then VMCLEAR here where the VMCS is current. */
+static void vcpu_thread(void *arg)
+{
+	struct vcpu *v = arg;
+	struct guest *g = v->guest;
+	char err[160];
+
 	if (!vcpu_setup_vmcs(v, err, sizeof(err))) {
-		guest_end(g, GUEST_STATUS_LOAD_FAIL, "cannot set up the VMCS: %s", err);
-		return NULL;
+		guest_end(g, GUEST_STATUS_LOAD_FAIL, "vcpu%u: cannot set up the VMCS: %s", v->id, err);
+		return;
 	}
 	vapic_vcpu_init(v);
 	vcpu_timer_init(v);
-	return v;
+	if (v->id == 0)
+		vcpu_reset_multiboot(v, g->entry, g->mbi);
+	else
+		v->wait_sipi = true;    /* APs wait for the guest's INIT-SIPI */
+	vcpu_run(v);
+	vmclear((uint64_t)v->vmcs);
+}
+
+static void vcpu_free(struct vcpu *v)
+{
+	if (v->vmcs)
+		mem_free(v->vmcs, PAGE_SIZE);
+	if (v->lapic)
+		mem_free(v->lapic, sizeof(*v->lapic));
+	if (v->msr_bitmap)
+		mem_free(v->msr_bitmap, PAGE_SIZE);
+	mem_free(v, sizeof(*v));
 }
 
 static void guest_destroy(struct guest *g)
 {
-	for (uint32_t i = 0; i < g->nvcpus; i++) {
-		struct vcpu *v = g->vcpus[i];
-
-		if (!v)
-			continue;
-		if (v->vmcs) {
-			vmclear((uint64_t)v->vmcs);
-			mem_free(v->vmcs, PAGE_SIZE);
-		}
-		if (v->lapic)
-			mem_free(v->lapic, sizeof(*v->lapic));
-		if (v->msr_bitmap)
-			mem_free(v->msr_bitmap, PAGE_SIZE);
-		mem_free(v, sizeof(*v));
-	}
+	for (uint32_t i = 0; i < g->nvcpus; i++)
+		if (g->vcpus[i])
+			vcpu_free(g->vcpus[i]);
 	ept_destroy(&g->ept);
 	vapic_guest_destroy(g);
 	if (g->ram)
 		mem_free(g->ram, g->ram_size);
+}
+
+/* vCPU n runs on CPU n: the APs' vCPUs start there, vCPU 0 here. */
+static void guest_run_vcpus(struct guest *g)
+{
+	for (uint32_t i = 0; i < g->nvcpus; i++)
+		vcpu_alloc(g, i);
+	g->lapics.n = g->nvcpus;
+	if (g->spec->timeout_s)
+		g->deadline_tsc = rdtsc() + (uint64_t)g->spec->timeout_s * platform.tb.tsc_hz;
+	for (uint32_t i = 1; i < g->nvcpus; i++)
+		smp_run_on(i, vcpu_thread, g->vcpus[i]);
+	vcpu_thread(g->vcpus[0]);
+	/* vCPU 0 returns only once the guest has ended: make the others
+	 * notice, and wait for them to be back in their idle loops. */
+	guest_end(g, GUEST_STATUS_KILLED, NULL);
+	for (uint32_t i = 1; i < g->nvcpus; i++) {
+		vcpu_kick(g->vcpus[i]);
+		if (!smp_wait(i, VCPU_STOP_US))
+			panic("cpu%u did not stop running guest %s", i, g->spec->name);
+	}
 }
 
 static void guest_report_exits(const struct guest *g)
@@ -185,7 +227,6 @@ static void guest_report_exits(const struct guest *g)
 static int guest_run(const struct guest_spec *s)
 {
 	struct guest *g = mem_alloc(sizeof(*g));
-	uint32_t entry, mbi;
 
 	g->spec = s;
 	g->nvcpus = s->vcpus;
@@ -195,16 +236,12 @@ static int guest_run(const struct guest_spec *s)
 		s->opts.advance == ADVANCE_OFF ? "off" : s->opts.advance == ADVANCE_AUTO ? "auto"
 									 : "fixed",
 		s->opts.apicv ? "on" : "off", s->opts.hlt == HLT_EXIT ? "exit" : "guest");
-	if (!guest_mem_init(g) && !guest_load(g, &entry, &mbi)) {
-		struct vcpu *v = vcpu_create(g, 0);
-
-		if (v) {
-			if (s->timeout_s)
-				g->deadline_tsc = rdtsc() + (uint64_t)s->timeout_s * platform.tb.tsc_hz;
-			vcpu_reset_multiboot(v, entry, mbi);
-			vcpu_run(v);
-			guest_report_exits(g);
-		}
+	if (s->vcpus > ncpus_online)
+		guest_end(g, GUEST_STATUS_LOAD_FAIL, "wants %u vCPUs but only %u CPUs are up",
+			  s->vcpus, ncpus_online);
+	else if (!guest_mem_init(g) && !guest_load(g, &g->entry, &g->mbi)) {
+		guest_run_vcpus(g);
+		guest_report_exits(g);
 	}
 	guest_destroy(g);
 	int status = g->status;

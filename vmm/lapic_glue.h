@@ -14,7 +14,9 @@
 bool vapic_apicv_usable(const struct guest *g, const char **why_not);
 void vapic_guest_init(struct guest *g);
 void vapic_guest_destroy(struct guest *g);
-/* Creates v->lapic and programs the VMCS for the APIC mode in force. */
+/* Creates v->lapic and joins the guest's IPI group (before any vCPU runs). */
+void vapic_create(struct vcpu *v);
+/* Programs the (current) VMCS for the APIC, on the vCPU's own CPU. */
 void vapic_vcpu_init(struct vcpu *v);
 /* Re-programs EPT, MSR bitmap and VMCS controls after a mode/base change. */
 void vapic_mode_sync(struct vcpu *v);

@@ -9,6 +9,7 @@
 #include "vmm/percpu.h"
 #include "vmm/platform.h"
 #include "vmm/power.h"
+#include "vmm/smp.h"
 #include "vmm/vcpu_timer.h"
 #include "vmm/vmx_cpu.h"
 
@@ -40,5 +41,6 @@ __noreturn void vmm_main(struct boot_info *bi)
 	platform_timer_init();
 	vcpu_timer_host_init();
 	timer_cpu_init(&this_cpu()->timer, 0, this_cpu()->apic_id);
+	smp_start_aps();
 	power_off(guests_run_all(&bi->cfg) ? 1 : 0);
 }

@@ -29,6 +29,10 @@ struct pcpu {
 	void *vmx;                      /* VMXON region */
 	struct timer_cpu timer;         /* host timers this CPU arms */
 	bool online;
+	uint32_t ready;                 /* AP: 1 up with VMX, 2 failed (smp.c) */
+	void (*work)(void *);           /* work handed out by the BSP (smp.c) */
+	void *work_arg;
+	uint32_t work_done;
 };
 
 _Static_assert(__builtin_offsetof(struct pcpu, self) == 0, "this_cpu() reads gs:0");

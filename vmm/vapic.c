@@ -148,39 +148,64 @@ static void apicv_controls(struct vcpu *v, enum vlapic_mode mode)
 	vmwrite(VMCS_PROC_CTLS2, proc2);
 }
 
+/* Is another vCPU of the guest using the APIC page at gpa? */
+static bool base_shared(const struct vcpu *v, uint64_t gpa)
+{
+	for (uint32_t i = 0; i < v->guest->nvcpus; i++) {
+		const struct vcpu *o = v->guest->vcpus[i];
+
+		if (o && o != v && o->apic_mapped_base == gpa)
+			return true;
+	}
+	return false;
+}
+
 void vapic_mode_sync(struct vcpu *v)
 {
 	struct vlapic *l = v->lapic;
+	struct guest *g = v->guest;
 	enum vlapic_mode mode = vlapic_mode(l);
 	uint64_t base = mode == VLAPIC_XAPIC ? vlapic_base_addr(l) : ~0ull;
-	bool apicv = v->guest->apicv;
+	bool apicv = g->apicv;
 
 	v->apic_mode_dirty = false;
 	if (base != v->apic_mapped_base) {
-		if (v->apic_mapped_base != ~0ull)
+		/* vCPUs share the EPT: map or unmap under the guest's lock,
+		 * and leave a page alone while another vCPU still uses it. */
+		spin_lock(&g->ept_lock);
+		if (v->apic_mapped_base != ~0ull && !base_shared(v, v->apic_mapped_base))
 			ept_apic_page(v, v->apic_mapped_base, false);
-		if (base != ~0ull)
+		if (base != ~0ull && !base_shared(v, base))
 			ept_apic_page(v, base, apicv);
 		v->apic_mapped_base = base;
+		spin_unlock(&g->ept_lock);
 	}
 	msr_bitmap_x2apic(v, apicv && mode == VLAPIC_X2APIC);
 	if (apicv)
 		apicv_controls(v, mode);
 }
 
-void vapic_vcpu_init(struct vcpu *v)
+void vapic_create(struct vcpu *v)
 {
 	struct guest *g = v->guest;
 	struct vlapic *l = mem_alloc_aligned(sizeof(*l), PAGE_SIZE);
 	uint64_t min_period = (uint64_t)g->spec->opts.min_period_us * platform.tb.tsc_hz / 1000000;
 
 	v->lapic = l;
-	g->lapics.member[v->id] = l;
-	if (g->lapics.n <= v->id)
-		g->lapics.n = v->id + 1;
 	v->apic_mapped_base = ~0ull;
 	vlapic_init(l, v->id, &g->lapics, &vapic_ops, v, platform.tb.apic_div, min_period);
 	l->hw_vid = g->apicv;
+	/* Published last: from here on other vCPUs' IPIs may reach it. */
+	__atomic_store_n(&g->lapics.member[v->id], l, __ATOMIC_RELEASE);
+	if (g->lapics.n <= v->id)
+		g->lapics.n = v->id + 1;
+}
+
+void vapic_vcpu_init(struct vcpu *v)
+{
+	struct guest *g = v->guest;
+	struct vlapic *l = v->lapic;
+
 	if (g->apicv) {
 		vmwrite(VMCS_VIRT_APIC_PAGE, (uint64_t)l->page);
 		vmwrite(VMCS_APIC_ACCESS_ADDR, (uint64_t)g->apic_access_page);

@@ -49,6 +49,7 @@ struct vcpu {
 	bool timer_exit;                /* the last exit was the backend firing */
 	uint32_t notices;               /* rate limit for guest-caused notices */
 	uint16_t cached_intr_status;    /* RVI | SVI << 8 last written (APICv) */
+	bool wait_sipi;                 /* after INIT: waiting for a SIPI, not entered */
 	uint64_t cr0_mask, cr4_mask;    /* guest/host masks written to the VMCS */
 	uint32_t entry_ctls;            /* cached VM-entry controls (IA-32e mode bit) */
 	uint32_t proc_ctls;             /* cached primary processor-based controls */
@@ -80,6 +81,8 @@ struct guest {
 	void *apic_access_page;         /* APICv: what EPT maps at the APIC base */
 	struct guest_devices dev;
 	struct spinlock lock;           /* guards ended/status */
+	struct spinlock ept_lock;       /* EPT changes after start (APIC page) */
+	uint32_t entry, mbi;            /* Multiboot entry point and boot info */
 	bool ended;
 	int status;
 	uint64_t deadline_tsc;          /* time limit, 0: none */

@@ -2,6 +2,7 @@
 /* The vCPU run loop and the helpers exit handlers share. */
 #include "drivers/apic.h"
 #include "drivers/io.h"
+#include "vmm/vcpu_setup.h"
 #include "vmm/irq.h"
 #include "vmm/lapic_glue.h"
 #include "vmm/percpu.h"
@@ -84,6 +85,37 @@ static void sync_ia32e(struct vcpu *v)
 	}
 }
 
+/* INIT and SIPI (SDM Vol. 3A, "MP Initialization"): INIT resets the vCPU
+ * and its APIC (timer included) and makes it wait for a SIPI, outside the
+ * guest; a SIPI starts a waiting vCPU in real mode at its vector and is
+ * dropped otherwise. Flags are consumed in that order, so an INIT-SIPI
+ * pair that arrived together is never lost. */
+static int vcpu_init_sipi(struct vcpu *v)
+{
+	struct vlapic *l = v->lapic;
+
+	for (;;) {
+		if (READ_ONCE(v->guest->ended))
+			return -1;
+		if (__atomic_exchange_n(&l->init_pending, false, __ATOMIC_ACQ_REL)) {
+			vlapic_reset(l, true);
+			vcpu_timer_reset(v);
+			v->wait_sipi = true;
+		}
+		if (__atomic_exchange_n(&l->sipi_pending, false, __ATOMIC_ACQ_REL) && v->wait_sipi) {
+			vcpu_reset_sipi(v, READ_ONCE(l->sipi_vector));
+			v->wait_sipi = false;
+		}
+		if (!v->wait_sipi)
+			return 0;
+		if (vcpu_over_time(v))
+			return vcpu_kill(v, GUEST_STATUS_HUNG, "over its time limit of %u s "
+					 "(waiting for SIPI)", v->guest->spec->timeout_s);
+		/* Until a kick: the sender's IPI wakes this CPU. */
+		__asm__ volatile("sti; hlt; cli" ::: "memory");
+	}
+}
+
 void vcpu_run(struct vcpu *v)
 {
 	struct guest *g = v->guest;
@@ -97,6 +129,9 @@ void vcpu_run(struct vcpu *v)
 				  g->spec->timeout_s);
 			break;
 		}
+		if (unlikely(v->wait_sipi || READ_ONCE(v->lapic->init_pending) ||
+			     READ_ONCE(v->lapic->sipi_pending)) && vcpu_init_sipi(v))
+			break;
 		if (v->apic_mode_dirty)
 			vapic_mode_sync(v);
 		vcpu_timer_before_entry(v);

@@ -26,6 +26,8 @@ extern char vmx_exit[];
 #define AR_CODE32   0xc09bu
 #define AR_TSS32    0x008bu     /* busy 32-bit TSS, byte granular */
 #define AR_LDT      0x0082u
+#define AR_DATA16   0x0093u     /* real mode: present, writable, accessed */
+#define AR_CODE16   0x009bu
 
 static bool fit_controls(const struct guest *g, struct vmx_ctls *out, char *err, size_t n)
 {
@@ -170,6 +172,37 @@ void vcpu_reset_multiboot(struct vcpu *v, uint32_t entry, uint32_t mbi)
 	memset(&v->regs, 0, __builtin_offsetof(struct guest_regs, host_rsp));
 	v->regs.gpr[GPR_RAX] = 0x2badb002;
 	v->regs.gpr[GPR_RBX] = mbi;
+	v->entry_ctls &= ~(uint32_t)BIT(ENTRY_IA32E_GUEST);
+	vmwrite(VMCS_ENTRY_CTLS, v->entry_ctls);
+}
+
+/* SDM Vol. 3A, "Processor State After Reset" (INIT column), entered at
+ * the SIPI vector: real mode, CS = vector << 8, IP = 0, caches as after
+ * INIT (CD/NW as the guest sees them; VMX keeps the real ones it needs). */
+void vcpu_reset_sipi(struct vcpu *v, uint8_t vector)
+{
+	for (enum vmx_seg s = SEG_ES; s <= SEG_GS; s++)
+		vmx_write_seg(s, 0, 0, 0xffff, AR_DATA16);
+	vmx_write_seg(SEG_CS, (uint16_t)(vector << 8), (uint64_t)vector << 12, 0xffff, AR_CODE16);
+	vmx_write_seg(SEG_LDTR, 0, 0, 0xffff, AR_LDT);
+	vmx_write_seg(SEG_TR, 0, 0, 0xffff, AR_TSS32);
+	vmwrite(VMCS_GUEST_GDTR_BASE, 0);
+	vmwrite(VMCS_GUEST_GDTR_LIMIT, 0xffff);
+	vmwrite(VMCS_GUEST_IDTR_BASE, 0);
+	vmwrite(VMCS_GUEST_IDTR_LIMIT, 0xffff);
+	vcpu_set_cr0(v, CR0_ET | CR0_CD | CR0_NW);
+	vmwrite(VMCS_GUEST_CR3, 0);
+	vcpu_set_cr4(v, 0);
+	vmwrite(VMCS_GUEST_EFER, 0);
+	vmwrite(VMCS_GUEST_RSP, 0);
+	vmwrite(VMCS_GUEST_RIP, 0);
+	vmwrite(VMCS_GUEST_RFLAGS, RFLAGS_FIXED);
+	vmwrite(VMCS_GUEST_DR7, DR7_INIT);
+	vmwrite(VMCS_GUEST_INTERRUPTIBILITY, 0);
+	vmwrite(VMCS_GUEST_ACTIVITY_STATE, ACTIVITY_ACTIVE);
+	vmwrite(VMCS_ENTRY_INTR_INFO, 0);
+	memset(&v->regs, 0, __builtin_offsetof(struct guest_regs, host_rsp));
+	v->regs.gpr[GPR_RDX] = cpuid(1, 0).eax;     /* processor signature */
 	v->entry_ctls &= ~(uint32_t)BIT(ENTRY_IA32E_GUEST);
 	vmwrite(VMCS_ENTRY_CTLS, v->entry_ctls);
 }

@@ -8,6 +8,8 @@
 bool vcpu_setup_vmcs(struct vcpu *v, char *err, size_t errlen);
 /* Start state for a Multiboot kernel (32-bit protected mode, paging off). */
 void vcpu_reset_multiboot(struct vcpu *v, uint32_t entry, uint32_t mbi);
+/* Start state of an AP at a SIPI: real mode at the vector's page. */
+void vcpu_reset_sipi(struct vcpu *v, uint8_t vector);
 /* Guest CR0/CR4 as the guest sees them -> the value VMX runs with. */
 uint64_t vcpu_cr0_real(const struct vcpu *v, uint64_t guest_cr0);
 uint64_t vcpu_cr4_real(const struct vcpu *v, uint64_t guest_cr4);

@@ -116,6 +116,15 @@ void vcpu_timer_before_entry(struct vcpu *v)
 	arm_backend(v, t->armed, t->target - v->tsc_offset - adv, host_now);
 }
 
+void vcpu_timer_reset(struct vcpu *v)
+{
+	/* INIT/reset: no preemption timer, no host deadline, no stale expiry. */
+	set_preempt(v, false, 0);
+	timer_host_disarm_all(&this_cpu()->timer);
+	v->timer_exit = false;
+	v->timer_dirty = true;
+}
+
 int exit_preempt_timer(struct vcpu *v)
 {
 	v->timer_exit = true;

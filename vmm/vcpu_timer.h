@@ -14,6 +14,8 @@ void vcpu_timer_before_entry(struct vcpu *v);
 /* A halted vCPU waits here until it has something to deliver. */
 int vcpu_timer_block(struct vcpu *v);
 int exit_preempt_timer(struct vcpu *v);
+/* vCPU INIT/reset: disarm every hardware timer of this vCPU. */
+void vcpu_timer_reset(struct vcpu *v);
 /* Registers the host timer and kick interrupt handlers (once, at boot). */
 void vcpu_timer_host_init(void);
 

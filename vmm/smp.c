@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Application processors: tickvisor starts each one itself after
+ * ExitBootServices (INIT-SIPI-SIPI, SDM Vol. 3A "MP Initialization
+ * Protocol Algorithm"), one at a time, gives it its own GDT/TSS/IDT and
+ * stacks, and enables VMX on it. A CPU that does not answer within its
+ * time is reported and left out; nothing waits forever.
+ *
+ * Work is handed to an AP through pcpu->work (a function and its
+ * argument, published with release order) plus a kick IPI; the AP runs
+ * it and sets pcpu->work_done. Only the BSP hands out work.
+ */
+#include "drivers/apic.h"
+#include "drivers/io.h"
+#include "drivers/string.h"
+#include "vmm/irq.h"
+#include "vmm/log.h"
+#include "vmm/mem.h"
+#include "vmm/panic.h"
+#include "vmm/percpu.h"
+#include "vmm/platform.h"
+#include "vmm/smp.h"
+#include "vmm/vmx_cpu.h"
+
+extern const char trampoline_start[], trampoline_end[];
+extern const uint32_t tramp_off_gdt, tramp_off_gdtr_base, tramp_off_pm32_ptr,
+	tramp_off_lm64_ptr, tramp_off_pm32, tramp_off_lm64, tramp_off_cr3, tramp_off_stack,
+	tramp_off_pcpu, tramp_off_entry, tramp_off_alive;
+
+#define INIT_DELAY_US    10000u
+#define SIPI_DELAY_US    200u
+#define AP_ANSWER_US     100000u        /* alive in long mode */
+#define AP_READY_US      1000000u       /* through ap_entry() */
+
+void ap_entry(struct pcpu *p);
+
+static void delay_us(uint64_t us)
+{
+	uint64_t end = rdtsc() + us * platform.tb.tsc_hz / 1000000;
+
+	while (rdtsc() < end)
+		cpu_relax();
+}
+
+/* Waits for *flag != 0 up to us microseconds. */
+static bool wait_flag(volatile uint32_t *flag, uint64_t us)
+{
+	uint64_t end = rdtsc() + us * platform.tb.tsc_hz / 1000000;
+
+	while (!__atomic_load_n(flag, __ATOMIC_ACQUIRE))
+		if (rdtsc() > end)
+			return false;
+		else
+			cpu_relax();
+	return true;
+}
+
+static void put32(uint8_t *page, uint32_t off, uint32_t v) { memcpy(page + off, &v, 4); }
+static void put64(uint8_t *page, uint32_t off, uint64_t v) { memcpy(page + off, &v, 8); }
+
+static void trampoline_prepare(uint8_t *page, struct pcpu *p)
+{
+	uint32_t base = (uint32_t)(uint64_t)page;
+
+	memcpy(page, trampoline_start, (size_t)(trampoline_end - trampoline_start));
+	put32(page, tramp_off_gdtr_base, base + tramp_off_gdt);
+	put32(page, tramp_off_pm32_ptr, base + tramp_off_pm32);
+	put32(page, tramp_off_lm64_ptr, base + tramp_off_lm64);
+	put64(page, tramp_off_cr3, paging_cr3());
+	put64(page, tramp_off_stack, p->stack_top);
+	put64(page, tramp_off_pcpu, (uint64_t)p);
+	put64(page, tramp_off_entry, (uint64_t)ap_entry);
+	put32(page, tramp_off_alive, 0);
+}
+
+/* INIT, then up to two SIPIs until the AP reports it reached long mode. */
+static bool ap_wake(uint32_t apic_id, uint8_t *page)
+{
+	volatile uint32_t *alive = (volatile uint32_t *)(page + tramp_off_alive);
+	uint32_t sipi = APIC_ICR_DELIV_SIPI | (uint32_t)((uint64_t)page >> 12);
+
+	apic_send_ipi(apic_id, APIC_ICR_DELIV_INIT | APIC_ICR_ASSERT | APIC_ICR_LEVEL);
+	delay_us(INIT_DELAY_US);
+	for (int i = 0; i < 2; i++) {
+		apic_send_ipi(apic_id, sipi);
+		if (wait_flag(alive, i ? AP_ANSWER_US : SIPI_DELAY_US))
+			return true;
+	}
+	return false;
+}
+
+void ap_entry(struct pcpu *p)
+{
+	cpu_init(p);
+	apic_init_cpu(VEC_SPURIOUS);
+	if (!vmm_vmx_cpu_on()) {
+		__atomic_store_n(&p->ready, 2, __ATOMIC_RELEASE);
+		for (;;)
+			halt();
+	}
+	timer_cpu_init(&p->timer, p->index, p->apic_id);
+	__atomic_store_n(&p->ready, 1, __ATOMIC_RELEASE);
+	for (;;) {
+		void (*fn)(void *);
+
+		irq_disable();
+		fn = __atomic_load_n(&p->work, __ATOMIC_ACQUIRE);
+		if (!fn) {
+			/* sti;hlt is atomic: a kick after the check still wakes us. */
+			__asm__ volatile("sti; hlt; cli" ::: "memory");
+			continue;
+		}
+		p->work = NULL;
+		fn(p->work_arg);
+		__atomic_store_n(&p->work_done, 1, __ATOMIC_RELEASE);
+	}
+}
+
+static bool start_one(uint32_t index, uint32_t apic_id, uint8_t *page)
+{
+	struct pcpu *p = cpu_alloc(index, apic_id);
+
+	trampoline_prepare(page, p);
+	if (!ap_wake(apic_id, page)) {
+		pr_warn("cpu%u (APIC ID %u) did not answer INIT/SIPI: left out", index, apic_id);
+		cpus[index] = NULL;
+		return false;
+	}
+	if (!wait_flag(&p->ready, AP_READY_US) || p->ready != 1) {
+		pr_warn("cpu%u (APIC ID %u) started but could not enter VMX operation: left out",
+			index, apic_id);
+		cpus[index] = NULL;
+		return false;
+	}
+	return true;
+}
+
+uint32_t smp_start_aps(void)
+{
+	uint64_t low = mem_low_page();
+	uint32_t up = 1;
+
+	if (platform.ncpus < 2)
+		return up;
+	if (!low || paging_cr3() >> 32) {
+		pr_warn("no page below 1 MiB for the AP trampoline (or page tables above 4 GiB): "
+			"running on the BSP only");
+		return up;
+	}
+	for (uint32_t i = 1; i < platform.ncpus; i++) {
+		/* Each AP gets the next free index, so CPU n runs vCPU n. */
+		if (start_one(up, platform.apic_ids[i], (uint8_t *)low))
+			up++;
+	}
+	pr_info("%u of %u CPUs up (VMX on all of them)", up, platform.ncpus);
+	return up;
+}
+
+void smp_run_on(uint32_t cpu, void (*fn)(void *), void *arg)
+{
+	struct pcpu *p = cpus[cpu];
+
+	p->work_arg = arg;
+	__atomic_store_n(&p->work_done, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&p->work, fn, __ATOMIC_RELEASE);
+	apic_send_ipi(p->apic_id, VEC_KICK);
+}
+
+bool smp_wait(uint32_t cpu, uint64_t timeout_us)
+{
+	return wait_flag(&cpus[cpu]->work_done, timeout_us);
+}

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Starting the application processors and giving them work. */
+#ifndef VMM_SMP_H
+#define VMM_SMP_H
+
+#include "drivers/base.h"
+
+/* Starts every AP the firmware listed; returns how many CPUs are up
+ * (BSP included). CPU indices are dense: cpus[0..n-1]. */
+uint32_t smp_start_aps(void);
+/* Runs fn(arg) on CPU `cpu` (> 0) and returns at once. */
+void smp_run_on(uint32_t cpu, void (*fn)(void *), void *arg);
+/* Waits until that work has returned; false after timeout_us. */
+bool smp_wait(uint32_t cpu, uint64_t timeout_us);
+
+#endif

@@ -1,0 +1,112 @@
+; SPDX-License-Identifier: BSD-2-Clause
+;
+; AP start-up trampoline, copied by vmm/smp.c to a page below 1 MiB and
+; entered by the SIPI in real mode at CS = page >> 4, IP = 0. It climbs to
+; long mode on tickvisor's page tables and calls
+;     void ap_entry(struct pcpu *p);
+; with the stack and pcpu the BSP left in the data block at the end.
+; Everything here is addressed relative to trampoline_start (no absolute
+; addresses in .text: the image is position independent); the BSP writes
+; the absolute ones (GDT base, far-jump targets) into the data block.
+default rel
+
+global trampoline_start
+global trampoline_end
+global trampoline_data
+
+section .text
+
+%define OFF(x) ((x) - trampoline_start)
+
+bits 16
+trampoline_start:
+	cli
+	cld
+	mov ax, cs
+	mov ds, ax
+	xor ebx, ebx
+	mov bx, ax
+	shl ebx, 4                      ; ebx = physical base of this page
+	o32 lgdt [OFF(tr_gdtr)]
+	mov eax, cr0
+	or eax, 1                       ; PE
+	mov cr0, eax
+	o32 jmp far [OFF(tr_pm32_ptr)]
+
+bits 32
+tr_pm32:
+	mov ax, 0x10
+	mov ds, ax
+	mov es, ax
+	mov ss, ax
+	mov eax, cr4
+	or eax, 1 << 5                  ; PAE
+	mov cr4, eax
+	mov eax, [ebx + OFF(tr_cr3)]
+	mov cr3, eax
+	mov ecx, 0xc0000080             ; EFER.LME
+	rdmsr
+	or eax, 1 << 8
+	wrmsr
+	mov eax, cr0
+	or eax, 0x80000021              ; PG, NE, PE
+	mov cr0, eax
+	jmp far [ebx + OFF(tr_lm64_ptr)]
+
+bits 64
+tr_lm64:
+	mov ax, 0x10
+	mov ds, ax
+	mov es, ax
+	mov ss, ax
+	mov rsp, [rbx + OFF(tr_stack)]
+	mov rdi, [rbx + OFF(tr_pcpu)]
+	mov dword [rbx + OFF(tr_alive)], 1
+	call [rbx + OFF(tr_entry)]
+.stop:
+	cli
+	hlt
+	jmp .stop
+
+align 16
+trampoline_data:
+tr_gdt:                                 ; null, 32-bit code, data, 64-bit code
+	dq 0
+	dq 0x00cf9b000000ffff
+	dq 0x00cf93000000ffff
+	dq 0x00af9b000000ffff
+tr_gdtr:
+	dw 4 * 8 - 1
+	dd 0                            ; patched: page + tr_gdt
+tr_pm32_ptr:
+	dd 0                            ; patched: page + tr_pm32
+	dw 0x08
+tr_lm64_ptr:
+	dd 0                            ; patched: page + tr_lm64
+	dw 0x18
+align 8
+tr_cr3:   dq 0
+tr_stack: dq 0
+tr_pcpu:  dq 0
+tr_entry: dq 0
+tr_alive: dd 0
+trampoline_end:
+
+; Offsets the BSP patches (relative to trampoline_start).
+global tramp_off_gdt, tramp_off_gdtr_base, tramp_off_pm32_ptr, tramp_off_lm64_ptr
+global tramp_off_pm32, tramp_off_lm64, tramp_off_cr3, tramp_off_stack
+global tramp_off_pcpu, tramp_off_entry, tramp_off_alive
+section .rodata
+tramp_off_gdt:       dd OFF(tr_gdt)
+tramp_off_gdtr_base: dd OFF(tr_gdtr) + 2
+tramp_off_pm32_ptr:  dd OFF(tr_pm32_ptr)
+tramp_off_lm64_ptr:  dd OFF(tr_lm64_ptr)
+tramp_off_pm32:      dd OFF(tr_pm32)
+tramp_off_lm64:      dd OFF(tr_lm64)
+tramp_off_cr3:       dd OFF(tr_cr3)
+tramp_off_stack:     dd OFF(tr_stack)
+tramp_off_pcpu:      dd OFF(tr_pcpu)
+tramp_off_entry:     dd OFF(tr_entry)
+tramp_off_alive:     dd OFF(tr_alive)
+
+section .note.GNU-stack noalloc noexec nowrite progbits

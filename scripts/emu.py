@@ -28,6 +28,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OVMF = "/usr/share/ovmf/OVMF.fd"
 VGABIOS = "/usr/share/vgabios/vgabios.bin"
 FINAL_RE = re.compile(r"^tickvisor: final status (-?\d+)", re.M)
+# A guest booted natively (GRUB, no tickvisor) ends with this line.
+NATIVE_FINAL_RE = re.compile(r"^EXIT: status (-?\d+)", re.M)
+BIOS = "/usr/share/bochs/BIOS-bochs-latest"
 STATUS_TIMEOUT = 124
 STATUS_NO_RESULT = 125
 # After the final line, give the emulator this long to power off by itself.
@@ -69,17 +72,24 @@ def bochs_binary():
     sys.exit("tickvisor-run: no Bochs: run `make deps` first")
 
 
-def bochsrc(img, workdir, cpus, megs, is_30, model):
+def bochsrc(img, workdir, cpus, megs, is_30, model, native=False):
+    if native:
+        # The same machine without tickvisor: legacy BIOS, GRUB from a CD.
+        firmware = [f"romimage: file={BIOS}", "ata0-master: type=cdrom, path="
+                    f"{img}, status=inserted", "boot: cdrom"]
+    else:
+        firmware = [f"romimage: file={OVMF}, address=0xffe00000",
+                    f"ata0-master: type=disk, path={img}, mode=flat", "boot: disk"]
     lines = [
         f"megs: {megs}",
-        f"romimage: file={OVMF}, address=0xffe00000",
+        firmware[0],
         f"vgaromimage: file={VGABIOS}",
         # ips fixes the TSC rate (1 tick per instruction at 50 MHz) and
         # sync=none with a fixed time0 makes runs bit-identical.
         f"cpu: model={model}, count={cpus}, ips=50000000, reset_on_triple_fault=0",
         "clock: sync=none, time0=946684800",
-        f"ata0-master: type=disk, path={img}, mode=flat",
-        "boot: disk",
+        firmware[1],
+        firmware[2],
         f"com1: enabled=1, mode=file, dev={workdir}/com1.log",
         "panic: action=fatal",
         "error: action=report",
@@ -95,9 +105,9 @@ def bochsrc(img, workdir, cpus, megs, is_30, model):
     return path
 
 
-def bochs_cmd(img, workdir, cpus, megs, model):
+def bochs_cmd(img, workdir, cpus, megs, model, native=False):
     binary, is_30 = bochs_binary()
-    rc = bochsrc(img, workdir, cpus, megs, is_30, model)
+    rc = bochsrc(img, workdir, cpus, megs, is_30, model, native)
     if is_30:
         return [binary, "-q", "-unlock", "-f", rc]
     cont = os.path.join(workdir, "bochs.cont")
@@ -144,9 +154,25 @@ def diagnose(workdir, serial, why, tail=40):
             print("  | " + l, file=sys.stderr)
 
 
+def make_native_iso(elf, cmdline, out):
+    """A GRUB rescue ISO that boots `elf` as a Multiboot kernel: the native
+    (no hypervisor) baseline in the same Bochs machine."""
+    root = tempfile.mkdtemp(prefix="tickvisor-iso-")
+    os.makedirs(os.path.join(root, "boot", "grub"))
+    shutil.copyfile(elf, os.path.join(root, "boot", "kernel.elf"))
+    with open(os.path.join(root, "boot", "grub", "grub.cfg"), "w") as f:
+        f.write("set timeout=0\nset default=0\n"
+                "serial --unit=0 --speed=115200\nterminal_input serial\nterminal_output serial\n"
+                f'menuentry "native" {{\n  multiboot /boot/kernel.elf {cmdline}\n  boot\n}}\n')
+    subprocess.run(["grub-mkrescue", "-o", out, root], check=True, capture_output=True)
+    shutil.rmtree(root)
+    return out
+
+
 def run(img, emu, cpus=1, megs=1024, timeout=300, workdir=None, echo=False,
         model="corei7_skylake_x", quiet=False):
-    """Boot img; returns (status, serial_text, workdir)."""
+    """Boot img; returns (status, serial_text, workdir). emu "native" boots
+    a GRUB ISO (make_native_iso) in Bochs without tickvisor."""
     img = os.path.abspath(img)
     if not os.path.exists(img):
         sys.exit(f"tickvisor-run: image not found: {img} (run `make` first)")
@@ -155,8 +181,9 @@ def run(img, emu, cpus=1, megs=1024, timeout=300, workdir=None, echo=False,
     for name in ("com1.log", "bochs.log", "emu.err", "emu.out"):
         if os.path.exists(os.path.join(workdir, name)):
             os.unlink(os.path.join(workdir, name))
-    if emu == "bochs":
-        cmd = bochs_cmd(img, workdir, cpus, megs, model)
+    final_re = NATIVE_FINAL_RE if emu == "native" else FINAL_RE
+    if emu in ("bochs", "native"):
+        cmd = bochs_cmd(img, workdir, cpus, megs, model, native=emu == "native")
     elif emu in ("tcg", "kvm"):
         if emu == "kvm" and not kvm_usable():
             sys.exit("tickvisor-run: EMU=kvm needs a usable /dev/kvm with nested VMX "
@@ -169,17 +196,17 @@ def run(img, emu, cpus=1, megs=1024, timeout=300, workdir=None, echo=False,
          open(os.path.join(workdir, "emu.err"), "w") as err:
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
                                 cwd=workdir, start_new_session=True)
-        status, serial, timed_out = watch(proc, serial_path, timeout, echo)
+        status, serial, timed_out = watch(proc, serial_path, timeout, echo, final_re)
     if status is None:
         why = (f"timed out after {timeout} s" if timed_out
-               else "no 'tickvisor: final status' line (the emulator stopped early)")
+               else f"no '{final_re.pattern[1:]}' line (the emulator stopped early)")
         if not quiet:
             diagnose(workdir, serial, why)
         status = STATUS_TIMEOUT if timed_out else STATUS_NO_RESULT
     return status, serial, workdir
 
 
-def watch(proc, serial_path, timeout, echo):
+def watch(proc, serial_path, timeout, echo, final_re=FINAL_RE):
     """Poll the serial log until the emulator exits, the final status line
     has been seen (plus a grace period), or the timeout expires."""
     start, seen_final, shown, timed_out = time.monotonic(), None, 0, False
@@ -189,7 +216,7 @@ def watch(proc, serial_path, timeout, echo):
             sys.stdout.write(serial[shown:])
             sys.stdout.flush()
             shown = len(serial)
-        m = FINAL_RE.search(serial)
+        m = final_re.search(serial)
         if m and seen_final is None:
             seen_final = time.monotonic()
         if proc.poll() is not None:
@@ -207,7 +234,7 @@ def watch(proc, serial_path, timeout, echo):
     if echo and len(serial) > shown:
         sys.stdout.write(serial[shown:])
     m = None
-    for m in FINAL_RE.finditer(serial):
+    for m in final_re.finditer(serial):
         pass
     return (int(m.group(1)) if m else None), serial, timed_out
 

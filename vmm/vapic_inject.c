@@ -38,15 +38,14 @@ static bool inject_nmi(struct vcpu *v, uint64_t intr)
 	return true;
 }
 
+/* RVI/SVI from the page. The CPU changes the field itself as it delivers
+ * and EOIs, so it is written every time rather than compared with what
+ * we wrote last. */
 static void sync_intr_status(struct vcpu *v)
 {
 	int irr = vlapic_highest_irr(v->lapic), isr = vlapic_highest_isr(v->lapic);
-	uint16_t st = (uint16_t)((irr < 0 ? 0 : irr) | (isr < 0 ? 0 : isr) << 8);
 
-	if (st != v->cached_intr_status) {
-		v->cached_intr_status = st;
-		vmwrite(VMCS_GUEST_INTR_STATUS, st);
-	}
+	vmwrite(VMCS_GUEST_INTR_STATUS, (uint16_t)((irr < 0 ? 0 : irr) | (isr < 0 ? 0 : isr) << 8));
 }
 
 void vapic_inject(struct vcpu *v)

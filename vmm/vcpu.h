@@ -48,7 +48,6 @@ struct vcpu {
 	struct timer_advance advance;
 	bool timer_exit;                /* the last exit was the backend firing */
 	uint32_t notices;               /* rate limit for guest-caused notices */
-	uint16_t cached_intr_status;    /* RVI | SVI << 8 last written (APICv) */
 	bool wait_sipi;                 /* after INIT: waiting for a SIPI, not entered */
 	uint64_t cr0_mask, cr4_mask;    /* guest/host masks written to the VMCS */
 	uint32_t entry_ctls;            /* cached VM-entry controls (IA-32e mode bit) */

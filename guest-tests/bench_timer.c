@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * bench_timer: APIC timer latency, drift and cost, the same image under
+ * tickvisor and natively (GRUB) so the two can be compared figure by
+ * figure (tests/bench.py). Every figure is in TSC cycles.
+ *
+ * Latency is the TSC read first thing in the interrupt handler minus the
+ * expected expiration. For TSC-deadline mode that is exact. For one-shot
+ * and periodic TMICT it is only known within [TSC before the write,
+ * TSC after the write] + the count (shared/seeds/000_*), so both bounds
+ * are reported: *_before overstates the latency, *_after understates it.
+ *
+ * Arguments: n=<iterations> (1000), periods=<n> (10000), delta_us=<us>
+ * (25: how far ahead one-shot and TSC-deadline timers are set),
+ * period_us=<us> (200), apic=xapic (default x2APIC where the CPU has it),
+ * tsc_hz=<Hz> when not under tickvisor (tickvisor reports its own).
+ */
+#include "lib/bench.h"
+#include "lib/guest.h"
+
+#define TIMER_VEC   0x40u
+#define IPI_VEC     0x41u
+#define MSR_TSC_DEADLINE 0x6e0u
+#define MAX_N       4000u
+#define MAX_PERIODS 20000u
+#define WAIT_LIMIT  100000000ull        /* TSC cycles before a wait gives up */
+
+static volatile uint64_t irq_tsc, irq_count;
+static int64_t samples[MAX_N], samples2[MAX_N];
+static uint64_t ticks_tsc[MAX_PERIODS];
+static int64_t series[MAX_PERIODS];
+static uint64_t tsc_per_tick;           /* TSC cycles per APIC timer tick, divide 1 */
+static uint64_t record_limit;           /* periodic: store tick times up to this many */
+
+static void timer_irq(struct ex_regs *r)
+{
+	uint64_t t = rdtsc();
+	uint64_t n = irq_count;
+
+	(void)r;
+	if (n < record_limit)
+		ticks_tsc[n] = t;
+	irq_tsc = t;
+	irq_count = n + 1;
+	apic_eoi();
+}
+
+/* Waits for the interrupt count to pass `seen`, spinning or halting. */
+static bool wait_irq(uint64_t seen, bool halt)
+{
+	uint64_t start = rdtsc();
+
+	if (halt) {
+		cli();
+		while (irq_count == seen && rdtsc() - start < WAIT_LIMIT)
+			asm volatile("sti; hlt; cli" ::: "memory");
+		sti();
+	} else {
+		while (irq_count == seen && rdtsc() - start < WAIT_LIMIT)
+			pause();
+	}
+	return irq_count != seen;
+}
+
+/* TSC cycles per APIC timer tick at divide 1, measured (CPUID 0x15 is not
+ * trustworthy on every platform this runs on). */
+static uint64_t calibrate(void)
+{
+	uint64_t t0, t1;
+	uint32_t left;
+
+	apic_write(LAPIC_TDCR, LAPIC_TDCR_DIV1);
+	apic_write(LAPIC_LVT_TIMER, LAPIC_LVT_MASKED | TIMER_VEC);
+	apic_write(LAPIC_TMICT, 0xffffffffu);
+	t0 = rdtsc();
+	while (rdtsc() - t0 < 2000000)
+		pause();
+	left = apic_read(LAPIC_TMCCT);
+	t1 = rdtsc();
+	apic_write(LAPIC_TMICT, 0);
+	return ((t1 - t0) + (0xffffffffu - left) / 2) / (0xffffffffu - left);
+}
+
+static uint64_t exits_now(void)
+{
+	return tickvisor_present() ? tv_exits(TV_EXITS_TOTAL) : 0;
+}
+
+static void report_exits(const char *name, uint64_t before, uint64_t ops)
+{
+	if (tickvisor_present())
+		bench_report_value(name, "exits", ops, (int64_t)(exits_now() - before - 1));
+}
+
+static void bench_cpuid(unsigned n)
+{
+	uint64_t e = exits_now();
+
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t t0 = rdtsc();
+
+		cpuid(0);
+		samples[i] = (int64_t)(rdtsc() - t0);
+	}
+	report_exits("exits_cpuid", e, n);
+	bench_report("cpuid_roundtrip", "cycles", samples, n, false);
+}
+
+static void bench_program_cost(unsigned n)
+{
+	apic_write(LAPIC_LVT_TIMER, LAPIC_LVT_MASKED | TIMER_VEC);
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t t0 = rdtsc();
+
+		apic_write(LAPIC_TMICT, 1000000000u);
+		samples[i] = (int64_t)(rdtsc() - t0);
+		apic_write(LAPIC_TMICT, 0);
+	}
+	bench_report("program_tmict", "cycles", samples, n, false);
+	apic_write(LAPIC_LVT_TIMER, LAPIC_LVT_MASKED | (LAPIC_TIMER_TSC_DEADLINE << 17) | TIMER_VEC);
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t t0 = rdtsc();
+
+		wrmsr(MSR_TSC_DEADLINE, t0 + (1ull << 40));
+		samples[i] = (int64_t)(rdtsc() - t0);
+		wrmsr(MSR_TSC_DEADLINE, 0);
+	}
+	bench_report("program_tscdeadline", "cycles", samples, n, false);
+}
+
+static void bench_oneshot(unsigned n, bool halt, uint32_t count)
+{
+	char name[48];
+	uint64_t e = exits_now();
+	unsigned got = 0;
+
+	apic_write(LAPIC_TDCR, LAPIC_TDCR_DIV1);
+	apic_write(LAPIC_LVT_TIMER, TIMER_VEC);
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t seen = irq_count, t0, t1, d = count * tsc_per_tick;
+
+		t0 = rdtsc();
+		apic_write(LAPIC_TMICT, count);
+		t1 = rdtsc();
+		if (!wait_irq(seen, halt))
+			continue;
+		samples[got] = (int64_t)(irq_tsc - (t0 + d));
+		samples2[got++] = (int64_t)(irq_tsc - (t1 + d));
+	}
+	snprintf(name, sizeof(name), "exits_oneshot_%s", halt ? "halt" : "spin");
+	report_exits(name, e, n);
+	snprintf(name, sizeof(name), "oneshot_%s_lat_before", halt ? "halt" : "spin");
+	bench_report(name, "cycles", samples, got, true);
+	snprintf(name, sizeof(name), "oneshot_%s_lat_after", halt ? "halt" : "spin");
+	bench_report(name, "cycles", samples2, got, true);
+	report(got == n, "oneshot %s: %u of %u interrupts arrived", halt ? "halt" : "spin", got, n);
+}
+
+static void bench_tscdeadline(unsigned n, bool halt, uint64_t delta)
+{
+	char name[48];
+	uint64_t e = exits_now();
+	unsigned got = 0;
+
+	apic_write(LAPIC_LVT_TIMER, (LAPIC_TIMER_TSC_DEADLINE << 17) | TIMER_VEC);
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t seen = irq_count, deadline = rdtsc() + delta;
+
+		wrmsr(MSR_TSC_DEADLINE, deadline);
+		if (wait_irq(seen, halt))
+			samples[got++] = (int64_t)(irq_tsc - deadline);
+	}
+	snprintf(name, sizeof(name), "exits_tscdeadline_%s", halt ? "halt" : "spin");
+	report_exits(name, e, n);
+	snprintf(name, sizeof(name), "tscdeadline_%s_lat", halt ? "halt" : "spin");
+	bench_report(name, "cycles", samples, got, true);
+	report(got == n, "tscdeadline %s: %u of %u interrupts arrived", halt ? "halt" : "spin",
+	       got, n);
+}
+
+/* Periodic: per-period durations and the cumulative drift against the
+ * ideal t0 + k*P, over `periods` periods. */
+static void bench_periodic(unsigned periods, uint32_t count)
+{
+	uint64_t p = count * tsc_per_tick, t_write, e, start;
+	int64_t max_drift = 0;
+	unsigned n, every = periods / 100 ? periods / 100 : 1;
+
+	irq_count = 0;
+	record_limit = periods;
+	apic_write(LAPIC_TDCR, LAPIC_TDCR_DIV1);
+	apic_write(LAPIC_LVT_TIMER, (LAPIC_TIMER_PERIODIC << 17) | TIMER_VEC);
+	e = exits_now();
+	t_write = rdtsc();
+	apic_write(LAPIC_TMICT, count);
+	start = rdtsc();
+	while (irq_count < periods && rdtsc() - start < (uint64_t)periods * p * 4)
+		pause();
+	apic_write(LAPIC_TMICT, 0);
+	n = (unsigned)(irq_count < periods ? irq_count : periods);
+	record_limit = 0;
+	report_exits("exits_periodic_tick", e, n);
+	report(n == periods, "periodic: %u of %u ticks arrived", n, periods);
+	if (n < 2)
+		return;
+	for (unsigned k = 1; k < n; k++) {
+		int64_t drift = (int64_t)(ticks_tsc[k] - ticks_tsc[0]) - (int64_t)(k * p);
+
+		series[k - 1] = (int64_t)(ticks_tsc[k] - ticks_tsc[k - 1]) - (int64_t)p;
+		if (drift > max_drift || -drift > max_drift)
+			max_drift = drift < 0 ? -drift : drift;
+	}
+	bench_report_value("periodic_first_lat_before", "cycles", 1,
+			   (int64_t)(ticks_tsc[0] - (t_write + p)));
+	bench_report_value("periodic_drift_final", "cycles", n - 1,
+			   (int64_t)(ticks_tsc[n - 1] - ticks_tsc[0]) - (int64_t)((n - 1) * p));
+	bench_report_value("periodic_drift_maxabs", "cycles", n - 1, max_drift);
+	for (unsigned k = 0; k * every < n; k++)
+		samples[k] = (int64_t)(ticks_tsc[k * every] - ticks_tsc[0]) - (int64_t)(k * every * p);
+	bench_series("periodic_drift", samples, (n + every - 1) / every, every);
+	bench_report("periodic_period_error", "cycles", series, n - 1, true);
+}
+
+static void bench_self_ipi(unsigned n)
+{
+	uint64_t e = exits_now();
+	unsigned got = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t seen = irq_count, t0 = rdtsc();
+
+		if (apic_is_x2apic())
+			wrmsr(0x83f, IPI_VEC);          /* x2APIC SELF IPI */
+		else
+			apic_icr_write((LAPIC_DEST_SELF << 18) | IPI_VEC, 0);
+		if (wait_irq(seen, false))
+			samples[got++] = (int64_t)(irq_tsc - t0);
+	}
+	report_exits("exits_self_ipi", e, n);
+	bench_report("self_ipi", "cycles", samples, got, false);
+}
+
+static uint64_t tsc_hz(void)
+{
+	struct tv_info info;
+
+	if (tickvisor_present() && tv_get_info(&info))
+		return info.tsc_hz;
+	return arg_get_ulong("tsc_hz", 50000000);
+}
+
+int main(int argc, char **argv)
+{
+	unsigned n = (unsigned)arg_get_ulong("n", 1000), periods;
+	const char *mode = arg_get("apic");
+	uint64_t hz = tsc_hz(), delta, period;
+
+	(void)argc;
+	(void)argv;
+	report_prefix_push("bench_timer");
+	n = n > MAX_N ? MAX_N : n;
+	periods = (unsigned)arg_get_ulong("periods", 10000);
+	periods = periods > MAX_PERIODS ? MAX_PERIODS : periods;
+	if (!(mode && !strcmp(mode, "xapic")))
+		enable_x2apic();
+	/* Software-enable the APIC: after reset SVR.8 is clear and every LVT
+	 * stays masked (SDM "Spurious-Interrupt Vector Register"). */
+	apic_write(LAPIC_SVR, LAPIC_SVR_ENABLE | LAPIC_SPURIOUS_VECTOR);
+	handle_irq(TIMER_VEC, timer_irq);
+	handle_irq(IPI_VEC, timer_irq);
+	sti();
+	tsc_per_tick = calibrate();
+	delta = arg_get_ulong("delta_us", 25) * hz / 1000000;
+	period = arg_get_ulong("period_us", 200) * hz / 1000000;
+	printf("INFO: bench_timer: %s, TSC %lu Hz, %lu TSC cycles per APIC tick, %s\n",
+	       apic_is_x2apic() ? "x2APIC" : "xAPIC", hz, tsc_per_tick,
+	       tickvisor_present() ? "under tickvisor" : "native");
+	report(tsc_per_tick >= 1, "APIC timer calibrated");
+	bench_cpuid(n);
+	bench_program_cost(n);
+	bench_oneshot(n, false, (uint32_t)(delta / tsc_per_tick));
+	bench_oneshot(n, true, (uint32_t)(delta / tsc_per_tick));
+	bench_tscdeadline(n, false, delta);
+	bench_tscdeadline(n, true, delta);
+	bench_periodic(periods, (uint32_t)(period / tsc_per_tick));
+	bench_self_ipi(n);
+	return report_summary();
+}

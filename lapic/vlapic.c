@@ -23,21 +23,24 @@ void vlapic_init(struct vlapic *l, uint32_t id, struct vlapic_group *group,
 	l->owner = owner;
 	l->clock_div = clock_div ? clock_div : 1;
 	l->timer.min_period = min_period_tsc;
-	l->base_msr = LAPIC_DEFAULT_BASE | APIC_BASE_EN | (id == 0 ? APIC_BASE_BSP : 0);
-	vlapic_reset(l, true);
+	vlapic_reset(l, false);
 }
 
 /* SDM "Local APIC State After Power-Up/Reset": everything 0 except the
  * DFR (all ones), the LVTs (masked) and the SVR (0xff, disabled). */
 void vlapic_reset(struct vlapic *l, bool keep_base)
 {
-	bool x2;
+	/* INIT preserves the (software-writable) xAPIC ID register (SDM
+	 * "x2APIC State Transitions": "The state of the local APIC ID
+	 * register is preserved"). */
+	uint32_t id_reg = vlapic_get(l, LAPIC_ID);
+	bool x2, keep_id = keep_base && vlapic_mode(l) == VLAPIC_XAPIC;
 
 	memset(l->page, 0, sizeof(l->page));
 	if (!keep_base)
 		l->base_msr = LAPIC_DEFAULT_BASE | APIC_BASE_EN | (l->id == 0 ? APIC_BASE_BSP : 0);
 	x2 = vlapic_mode(l) == VLAPIC_X2APIC;
-	vlapic_set(l, LAPIC_ID, x2 ? l->id : l->id << 24);
+	vlapic_set(l, LAPIC_ID, keep_id ? id_reg : x2 ? l->id : l->id << 24);
 	vlapic_set(l, LAPIC_VERSION, LAPIC_VERSION_ID | LAPIC_VERSION_EOI_SUPP |
 		   FIELD_PREP(LAPIC_VERSION_MAXLVT, LAPIC_NR_LVT - 1));
 	vlapic_set(l, LAPIC_DFR, 0xffffffffu);
@@ -124,6 +127,8 @@ static int tsc_deadline_access(struct vlapic *l, uint64_t *val, bool write)
 	}
 	if (!dl)
 		return 0;
+	/* A deadline that already passed has fired before this write. */
+	vlapic_timer_expired(l, l->ops->now(l));
 	l->tsc_deadline = *val;
 	vtimer_start_deadline(&l->timer, *val);
 	l->ops->timer_update(l);

@@ -190,6 +190,10 @@ void vlapic_svr_written(struct vlapic *l, uint32_t old, uint32_t val)
 	if (!(val & LAPIC_SVR_ENABLE))
 		for (unsigned i = 0; i < ARRAY_SIZE(all_lvts); i++)
 			vlapic_set(l, all_lvts[i], vlapic_get(l, all_lvts[i]) | LAPIC_LVT_MASKED);
+	/* ops contract: software-enable changes are reported. `old` is not
+	 * reliable on the APIC-write path, so report every SVR write. */
+	if (l->ops->mode_changed)
+		l->ops->mode_changed(l);
 }
 
 /* Which LVT was just written is found by the caller's store: the helpers

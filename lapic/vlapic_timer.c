@@ -29,10 +29,13 @@ void vlapic_timer_reset(struct vlapic *l)
 
 void vlapic_lvtt_written(struct vlapic *l, uint32_t old, uint32_t val)
 {
-	uint32_t lvtt = vlapic_get(l, LAPIC_LVT_TIMER);
-	uint32_t mode = (uint32_t)FIELD_GET(LAPIC_LVT_TIMER_MODE, lvtt);
+	uint32_t lvtt, mode;
 
+	/* Mask first (software-disabled APIC): the mode-3 fix-up below
+	 * stores the register back and must not undo the mask. */
 	vlapic_lvt_written(l, old, val);
+	lvtt = vlapic_get(l, LAPIC_LVT_TIMER);
+	mode = (uint32_t)FIELD_GET(LAPIC_LVT_TIMER_MODE, lvtt);
 	if (mode == LAPIC_TIMER_RESERVED) {
 		/* Reserved: run it as one-shot, and say so. */
 		l->ops->notice(l, "LVT timer mode 3 is reserved: using one-shot");
@@ -48,12 +51,17 @@ void vlapic_lvtt_written(struct vlapic *l, uint32_t old, uint32_t val)
 
 void vlapic_tmict_written(struct vlapic *l, uint32_t old, uint32_t val)
 {
+	uint64_t now;
+
 	/* In TSC-deadline mode TMICT writes are ignored. */
 	if (l->cached_timer_mode == LAPIC_TIMER_TSC_DEADLINE) {
 		vlapic_set(l, LAPIC_TMICT, 0);
 		return;
 	}
-	vtimer_start_count(&l->timer, vtimer_mode_of(l->cached_timer_mode), l->ops->now(l),
+	now = l->ops->now(l);
+	/* A count that already reached 0 has fired before this write. */
+	vlapic_timer_expired(l, now);
+	vtimer_start_count(&l->timer, vtimer_mode_of(l->cached_timer_mode), now,
 			   val, tsc_per_tick(l));
 	if (l->timer.clamped)
 		l->ops->notice(l, "periodic APIC timer period below min_period_us: clamped");
@@ -63,9 +71,14 @@ void vlapic_tmict_written(struct vlapic *l, uint32_t old, uint32_t val)
 void vlapic_tdcr_written(struct vlapic *l, uint32_t old, uint32_t val)
 {
 	uint64_t now = l->ops->now(l);
-	uint32_t left = vtimer_current_count(&l->timer, now);
-	bool running = l->timer.armed && l->timer.mode != VTIMER_TSC_DEADLINE;
+	uint32_t left;
+	bool running;
 
+	/* An expiry already due belongs to the old divide: deliver it now,
+	 * or the restart below would drop it (one-shot left = 0). */
+	vlapic_timer_expired(l, now);
+	left = vtimer_current_count(&l->timer, now);
+	running = l->timer.armed && l->timer.mode != VTIMER_TSC_DEADLINE;
 	l->cached_divide = vtimer_tdcr_divide(vlapic_get(l, LAPIC_TDCR));
 	if (!running)
 		return;

@@ -150,6 +150,7 @@ static void vcpu_thread(void *arg)
 	}
 	vapic_vcpu_init(v);
 	vcpu_timer_init(v);
+	vcpu_timer_calibrate(v);
 	if (v->id == 0)
 		vcpu_reset_multiboot(v, g->entry, g->mbi);
 	else
@@ -222,6 +223,10 @@ static void guest_report_exits(const struct guest *g)
 	}
 	pr_info("guest %s: %lu VM exits%s%s", g->spec->name, (unsigned long)total,
 		n ? ": " : "", n ? line : "");
+	if (g->spec->opts.advance == ADVANCE_AUTO && g->vcpus[0])
+		pr_info("guest %s: timer advance settled at %lu TSC cycles after %lu expiries",
+			g->spec->name, (unsigned long)g->vcpus[0]->advance.tsc,
+			(unsigned long)g->vcpus[0]->advance.observations);
 }
 
 static int guest_run(const struct guest_spec *s)

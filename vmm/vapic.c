@@ -33,9 +33,13 @@ static struct vcpu *owner(struct vlapic *l)
 	return l->owner;
 }
 
+/* Register accesses happen at the VM exit, not when tickvisor gets round
+ * to them: a TMICT write starts counting, and TMCCT is read, at the exit. */
 static uint64_t op_now(struct vlapic *l)
 {
-	return vcpu_guest_tsc(owner(l));
+	struct vcpu *v = owner(l);
+
+	return v->regs.exit_tsc + v->tsc_offset;
 }
 
 static void op_timer_update(struct vlapic *l)

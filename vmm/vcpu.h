@@ -47,6 +47,8 @@ struct vcpu {
 	enum timer_kind timer_kind;     /* backend serving this vCPU's APIC timer */
 	struct timer_advance advance;
 	bool timer_exit;                /* the last exit was the backend firing */
+	uint64_t entry_tsc;             /* measured: end of the entry wait -> guest */
+	uint64_t spin_target;           /* the entry wait to observe for auto advance */
 	uint32_t notices;               /* rate limit for guest-caused notices */
 	bool wait_sipi;                 /* after INIT: waiting for a SIPI, not entered */
 	uint64_t cr0_mask, cr4_mask;    /* guest/host masks written to the VMCS */

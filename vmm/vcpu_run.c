@@ -147,6 +147,8 @@ void vcpu_run(struct vcpu *v)
 			break;
 		}
 		v->regs.launched = 1;
+		if (v->spin_target)
+			vcpu_timer_after_entry(v);
 		vmx_read_exit(&v->exit);
 		if (!v->lma_by_hw)
 			sync_ia32e(v);

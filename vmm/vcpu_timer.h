@@ -14,6 +14,11 @@ void vcpu_timer_before_entry(struct vcpu *v);
 /* A halted vCPU waits here until it has something to deliver. */
 int vcpu_timer_block(struct vcpu *v);
 int exit_preempt_timer(struct vcpu *v);
+/* After a VM entry that waited for an advanced timer: feed the tuner. */
+void vcpu_timer_after_entry(struct vcpu *v);
+/* Measures the entry stub's wait-to-guest time (v->entry_tsc) before the
+ * guest's own state is set up. */
+void vcpu_timer_calibrate(struct vcpu *v);
 /* vCPU INIT/reset: disarm every hardware timer of this vCPU. */
 void vcpu_timer_reset(struct vcpu *v);
 /* Registers the host timer and kick interrupt handlers (once, at boot). */

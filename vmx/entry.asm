@@ -32,9 +32,31 @@ vmx_run:
 	mov rax, VMCS_FIELD_HOST_RSP
 	vmwrite rax, rsp
 .rsp_ok:
-	; guest CR2 (the host never page-faults, so only the guest changes it)
+	; Timer advance: wait for the exact expiry here, as late as possible.
+	mov rcx, [rdi + REGS_SPIN_UNTIL]
+	test rcx, rcx
+	jz .tail
+	mov qword [rdi + REGS_SPIN_UNTIL], 0
+	rdtsc
+	shl rdx, 32
+	or rax, rdx
+	mov [rdi + REGS_SPIN_ARRIVAL], rax      ; for the advance tuner
+.spin:
+	cmp rax, rcx
+	jae .tail
+	rdtsc
+	shl rdx, 32
+	or rax, rdx
+	jmp .spin
+.tail:
+	; guest CR2 (the host never page-faults, so only the guest changes
+	; it; writing CR2 is slow, so only when it differs)
+	mov rax, cr2
+	cmp rax, [rdi + REGS_CR2]
+	je .cr2_ok
 	mov rax, [rdi + REGS_CR2]
 	mov cr2, rax
+.cr2_ok:
 	mov rax, [rdi + REGS_RAX]
 	mov rcx, [rdi + REGS_RCX]
 	mov rdx, [rdi + REGS_RDX]
@@ -83,6 +105,10 @@ vmx_exit:
 	mov [rdi + REGS_R15], r15
 	mov rax, cr2
 	mov [rdi + REGS_CR2], rax
+	rdtsc                                   ; when the guest left, for its APIC
+	shl rdx, 32
+	or rax, rdx
+	mov [rdi + REGS_EXIT_TSC], rax
 	xor eax, eax
 vmx_return:
 	pop rdi

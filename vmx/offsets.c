@@ -20,5 +20,8 @@ void offsets(void)
 	OFFSET(REGS_CR2, struct guest_regs, cr2);
 	OFFSET(REGS_HOST_RSP, struct guest_regs, host_rsp);
 	OFFSET(REGS_LAUNCHED, struct guest_regs, launched);
+	OFFSET(REGS_SPIN_UNTIL, struct guest_regs, spin_until);
+	OFFSET(REGS_SPIN_ARRIVAL, struct guest_regs, spin_arrival);
+	OFFSET(REGS_EXIT_TSC, struct guest_regs, exit_tsc);
 	VALUE(VMCS_FIELD_HOST_RSP, VMCS_HOST_RSP);
 }

@@ -22,6 +22,10 @@ struct guest_regs {
 	uint64_t gpr[GPR_NR];   /* gpr[GPR_RSP] is unused: RSP is in the VMCS */
 	uint64_t cr2;           /* not in the VMCS: switched by the stub */
 	uint64_t host_rsp;      /* cached VMCS HOST_RSP, rewritten when it changes */
+	uint64_t spin_until;    /* host TSC to wait for right before entry, 0: none
+				   (timer advance: the last thing before VMRESUME) */
+	uint64_t spin_arrival;  /* host TSC when the stub reached that wait */
+	uint64_t exit_tsc;      /* host TSC as the stub took the last VM exit */
 	uint8_t launched;       /* VMRESUME instead of VMLAUNCH */
 };
 

@@ -116,10 +116,11 @@ def bochs_cmd(img, workdir, cpus, megs, model, native=False):
     return [binary, "-q", "-unlock", "-f", rc, "-rc", cont]
 
 
-def qemu_cmd(img, workdir, cpus, megs, kvm):
+def qemu_cmd(img, workdir, cpus, megs, kvm, cdrom=False):
+    # A GRUB ISO (native baseline) boots with SeaBIOS, an ESP with OVMF.
+    boot = ["-cdrom", img] if cdrom else ["-bios", OVMF, "-drive", f"format=raw,file={img}"]
     cmd = ["qemu-system-x86_64", "-machine", "q35", "-m", str(megs), "-smp", str(cpus),
-           "-display", "none", "-monitor", "none", "-no-reboot", "-nodefaults",
-           "-bios", OVMF, "-drive", f"format=raw,file={img}",
+           "-display", "none", "-monitor", "none", "-no-reboot", "-nodefaults", *boot,
            "-serial", f"file:{workdir}/com1.log",
            "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
     if kvm:
@@ -181,9 +182,13 @@ def run(img, emu, cpus=1, megs=1024, timeout=300, workdir=None, echo=False,
     for name in ("com1.log", "bochs.log", "emu.err", "emu.out"):
         if os.path.exists(os.path.join(workdir, name)):
             os.unlink(os.path.join(workdir, name))
-    final_re = NATIVE_FINAL_RE if emu == "native" else FINAL_RE
+    final_re = NATIVE_FINAL_RE if emu.startswith("native") else FINAL_RE
     if emu in ("bochs", "native"):
         cmd = bochs_cmd(img, workdir, cpus, megs, model, native=emu == "native")
+    elif emu == "native-kvm":
+        if not kvm_usable():
+            sys.exit("tickvisor-run: native-kvm needs a usable /dev/kvm")
+        cmd = qemu_cmd(img, workdir, cpus, megs, True, cdrom=True)
     elif emu in ("tcg", "kvm"):
         if emu == "kvm" and not kvm_usable():
             sys.exit("tickvisor-run: EMU=kvm needs a usable /dev/kvm with nested VMX "

@@ -1,0 +1,308 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
+"""make bench: the benchmark guests natively and under tickvisor, side by
+side, in one run.
+
+Native: each benchmark image boots through GRUB in the same emulated
+machine (same CPU model, same instruction-driven clock) without tickvisor.
+tickvisor: one boot runs the same images once per configuration (timer
+backend x advance x APICv), as separate guests.
+
+Writes build/bench/results.json, build/bench/report.md (every figure with
+its virtualized/native ratio, and the goals) and PNG plots.
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import emu  # noqa: E402
+
+BENCH_RE = re.compile(r"^BENCH name=(\S+) unit=(\S+) n=(\d+) min=(-?\d+) p50=(-?\d+) "
+                      r"p99=(-?\d+) max=(-?\d+) mean=(-?\d+)")
+HIST_RE = re.compile(r"^HIST name=(\S+) lo=(-?\d+) width=(\d+) counts=([\d,]+)")
+SERIES_RE = re.compile(r"^SERIES name=(\S+) every=(\d+) values=([-\d,]+)")
+GUEST_END_RE = re.compile(r"^tickvisor: guest (\S+) exited with status (-?\d+)", re.M)
+TSC_RE = re.compile(r"^tickvisor: TSC: (\d+) Hz", re.M)
+
+TIMER_ARGS = "n=1000 periods=10000"
+# (config name, tickvisor guest options)
+CONFIGS = [
+    (f"{timer}/{adv}/apicv-{apicv}", f"timer={timer} advance={adv} apicv={apicv}")
+    for timer in ("preempt", "lapic", "hpet")
+    for adv in ("off", "auto")
+    for apicv in ("on", "off")
+]
+SMP_CONFIGS = [(f"smp/apicv-{a}", f"apicv={a}") for a in ("on", "off")]
+# Figures the README table shows.
+HEADLINE = ["tscdeadline_spin_lat", "tscdeadline_halt_lat", "oneshot_spin_lat_before",
+            "oneshot_spin_lat_after", "periodic_drift_maxabs", "periodic_period_error",
+            "program_tscdeadline", "program_tmict", "self_ipi", "cpuid_roundtrip",
+            "ipi_roundtrip"]
+
+
+def parse(lines):
+    """{figure: {...}} from one guest's serial output."""
+    out = {}
+    for line in lines:
+        line = line.strip()
+        m = BENCH_RE.match(line)
+        if m:
+            name, unit, n, mn, p50, p99, mx, mean = m.groups()
+            out.setdefault(name, {}).update(
+                unit=unit, n=int(n), min=int(mn), p50=int(p50), p99=int(p99), max=int(mx),
+                mean=int(mean))
+            continue
+        m = HIST_RE.match(line)
+        if m:
+            out.setdefault(m.group(1), {})["hist"] = {
+                "lo": int(m.group(2)), "width": int(m.group(3)),
+                "counts": [int(c) for c in m.group(4).split(",")]}
+            continue
+        m = SERIES_RE.match(line)
+        if m:
+            out.setdefault(m.group(1), {})["series"] = {
+                "every": int(m.group(2)), "values": [int(v) for v in m.group(3).split(",")]}
+    return out
+
+
+def split_guests(serial):
+    res = {}
+    start = 0
+    for m in GUEST_END_RE.finditer(serial):
+        res[m.group(1)] = (int(m.group(2)), serial[start:m.start()].splitlines())
+        start = m.end()
+    return res
+
+
+def run_native(build, work, elf, args, cpus, emu_name):
+    iso = os.path.join(work, os.path.basename(elf) + ".iso")
+    emu.make_native_iso(elf, args, iso)
+    status, serial, _ = emu.run(iso, emu_name, cpus=cpus, timeout=900,
+                                workdir=os.path.join(work, "native-" + os.path.basename(elf)))
+    if status != 0:
+        print(f"bench: native {os.path.basename(elf)} ended with status {status}",
+              file=sys.stderr)
+    return parse(serial.splitlines())
+
+
+def tv_config(guests):
+    lines = ["log=info"]
+    for name, file, opts, args, vcpus in guests:
+        lines.append(f'guest {name} guests/{file} mem=64M vcpus={vcpus} timeout=600 '
+                     f'{opts} cmdline="{args}"')
+    return "\n".join(lines) + "\n"
+
+
+def run_tickvisor(build, work, guests, cpus, emu_name):
+    img = os.path.join(work, f"esp-{cpus}.img")
+    shutil.copyfile(os.path.join(build, "esp.img"), img)
+    cfg = os.path.join(work, f"tickvisor-{cpus}.cfg")
+    with open(cfg, "w") as f:
+        f.write(tv_config(guests))
+    subprocess.run(["mcopy", "-o", "-i", img, cfg, "::/EFI/tickvisor/tickvisor.cfg"], check=True)
+    status, serial, _ = emu.run(img, emu_name, cpus=cpus, timeout=1800,
+                                workdir=os.path.join(work, f"tickvisor-{cpus}cpu"))
+    m = TSC_RE.search(serial)
+    per_guest = split_guests(serial)
+    results = {}
+    for name, *_ in guests:
+        st, lines = per_guest.get(name, (None, []))
+        if st != 0:
+            print(f"bench: tickvisor guest {name} ended with status {st}", file=sys.stderr)
+        results[name] = parse(lines)
+    return results, int(m.group(1)) if m else None
+
+
+def ratio(v, n):
+    if n is None or v is None:
+        return None
+    if n == 0:
+        return None if v else 1.0
+    return v / n
+
+
+def fmt_ratio(r):
+    return "–" if r is None else f"{r:.2f}×"
+
+
+def headline_value(fig):
+    """p50 for distributions, the value for single figures."""
+    return fig.get("p50") if fig else None
+
+
+def goals(res):
+    """The goals of issue 7, evaluated on the measured figures."""
+    nat = res["configs"]["native"]
+    out = []
+
+    def p50(cfg, name):
+        return headline_value(res["configs"].get(cfg, {}).get(name))
+
+    for name in ("tscdeadline_spin_lat", "oneshot_spin_lat_before"):
+        n = p50("native", name)
+        off = p50("preempt/off/apicv-on", name)
+        auto = p50("preempt/auto/apicv-on", name)
+        if n is not None and off is not None:
+            out.append((f"{name}: advance=off within 10% of native", off <= n * 1.10,
+                        f"{off} vs {n} cycles ({fmt_ratio(ratio(off, n))})"))
+        if n is not None and auto is not None:
+            out.append((f"{name}: advance=auto not later than native", auto <= n,
+                        f"{auto} vs {n} cycles"))
+    drift = [(c, abs(r.get("periodic_drift_final", {}).get("p50", 0)))
+             for c, r in res["configs"].items() if c != "native" and "periodic_drift_final" in r]
+    if drift:
+        worst = max(d for _, d in drift)
+        period = res.get("period_tsc", 0)
+        out.append(("periodic: zero cumulative drift (bounded, not growing)",
+                    period and worst < period / 100,
+                    f"worst final drift {worst} cycles after 10,000 periods"))
+    ex = res["configs"].get("preempt/off/apicv-on", {}).get("exits_periodic_tick")
+    if ex:
+        per = ex["p50"] / max(ex["n"], 1)
+        out.append(("periodic: at most 1 VM exit per tick with EOI virtualization",
+                    per <= 1.0 + 1e-3, f"{per:.3f} exits per tick"))
+    n = p50("native", "ipi_roundtrip")
+    v = p50("smp/apicv-on", "ipi_roundtrip")
+    if n and v:
+        out.append(("IPI round trip within 2× native", v <= 2 * n,
+                    f"{v} vs {n} cycles ({fmt_ratio(ratio(v, n))})"))
+    return out
+
+
+def report_md(res):
+    cfgs = [c for c in res["configs"] if c != "native"]
+    nat = res["configs"]["native"]
+    names = sorted({f for r in res["configs"].values() for f in r})
+    lines = [f"# tickvisor benchmarks — {res['date']}", "",
+             f"Machine: {res['machine']}. Emulator: {res['emulator']}. TSC {res['tsc_hz']} Hz "
+             "(Bochs: instruction-driven, 1 TSC cycle per instruction). All figures in TSC "
+             "cycles unless the unit says otherwise; `p50 (ratio)` against native.", "",
+             "## Goals", ""]
+    for what, ok, detail in goals(res):
+        lines.append(f"- {'met' if ok else '**not met**'}: {what} — {detail}")
+    lines += ["", "## All figures (p50; ratio to native)", ""]
+    lines.append("| figure | native | " + " | ".join(cfgs) + " |")
+    lines.append("|---|---|" + "---|" * len(cfgs))
+    for name in names:
+        n = headline_value(nat.get(name))
+        row = [name, "–" if n is None else str(n)]
+        for c in cfgs:
+            v = headline_value(res["configs"][c].get(name))
+            row.append("–" if v is None else
+                       f"{v} ({fmt_ratio(ratio(v, n))})" if n is not None else str(v))
+        lines.append("| " + " | ".join(row) + " |")
+    lines += ["", "Exit figures (`exits_*`) are total VM exits over n operations.", "",
+              "Plots: " + ", ".join(f"`{p}`" for p in res.get("plots", [])), ""]
+    return "\n".join(lines)
+
+
+def gnuplot(script):
+    subprocess.run(["gnuplot"], input=script, text=True, check=True)
+
+
+def plots(res, out):
+    made = []
+    for fig in ("tscdeadline_spin_lat", "oneshot_spin_lat_after", "periodic_period_error"):
+        dat = os.path.join(out, f"{fig}.dat")
+        series = []
+        with open(dat, "w") as f:
+            for cfg in ["native"] + [c for c, _ in CONFIGS if c.endswith("apicv-on")]:
+                h = res["configs"].get(cfg, {}).get(fig, {}).get("hist")
+                if not h:
+                    continue
+                f.write(f"# {cfg}\n")
+                for i, c in enumerate(h["counts"][:-1]):
+                    f.write(f"{h['lo'] + i * h['width']} {c}\n")
+                f.write("\n\n")
+                series.append(cfg)
+        if not series:
+            continue
+        png = os.path.join(out, f"{fig}.png")
+        plot = ", ".join(f"'{dat}' index {i} with steps title '{s}'" for i, s in enumerate(series))
+        gnuplot(f"set terminal png size 1000,600\nset output '{png}'\n"
+                f"set title '{fig}: histogram (TSC cycles)'\nset xlabel 'cycles'\n"
+                f"set ylabel 'count'\nset logscale x 2\nplot {plot}\n")
+        made.append(os.path.relpath(png, ROOT))
+    dat = os.path.join(out, "periodic_drift.dat")
+    series = []
+    with open(dat, "w") as f:
+        for cfg in ["native"] + [c for c, _ in CONFIGS]:
+            s = res["configs"].get(cfg, {}).get("periodic_drift", {}).get("series")
+            if not s:
+                continue
+            f.write(f"# {cfg}\n")
+            for i, v in enumerate(s["values"]):
+                f.write(f"{i * s['every']} {v}\n")
+            f.write("\n\n")
+            series.append(cfg)
+    if series:
+        png = os.path.join(out, "periodic_drift.png")
+        plot = ", ".join(f"'{dat}' index {i} with lines title '{s}'" for i, s in enumerate(series))
+        gnuplot(f"set terminal png size 1000,600\nset output '{png}'\n"
+                "set title 'periodic timer: cumulative drift against the ideal'\n"
+                "set xlabel 'period'\nset ylabel 'drift (TSC cycles)'\n"
+                f"set key outside\nplot {plot}\n")
+        made.append(os.path.relpath(png, ROOT))
+    return made
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--emu", default=None, choices=["bochs", "kvm"])
+    a = ap.parse_args()
+    build = os.path.abspath(a.build)
+    emu_name = a.emu or emu.default_emu()
+    native_emu = "native" if emu_name == "bochs" else "native-kvm"
+    out = os.path.join(build, "bench")
+    os.makedirs(out, exist_ok=True)
+    guests = os.path.join(build, "guests")
+    # tickvisor first: it reports the TSC rate the native run is told.
+    tv, tsc_hz = run_tickvisor(build, out, [
+        (c.replace("/", "."), "bench_timer.elf", opts, f"bench_timer {TIMER_ARGS}", 1)
+        for c, opts in CONFIGS], 1, emu_name)
+    smp, _ = run_tickvisor(build, out, [
+        (c.replace("/", "."), "smp_pingpong.elf", opts, "smp_pingpong", 2)
+        for c, opts in SMP_CONFIGS], 2, emu_name) \
+        if os.path.exists(os.path.join(guests, "smp_pingpong.elf")) else ({}, None)
+    tsc_hz = tsc_hz or 50000000
+    native = run_native(build, out, os.path.join(guests, "bench_timer.elf"),
+                        f"bench_timer {TIMER_ARGS} tsc_hz={tsc_hz}", 1, native_emu)
+    if os.path.exists(os.path.join(guests, "smp_pingpong.elf")):
+        native.update(run_native(build, out, os.path.join(guests, "smp_pingpong.elf"),
+                                 "smp_pingpong", 2, native_emu))
+    configs = {"native": native}
+    for c, _ in CONFIGS:
+        configs[c] = tv.get(c.replace("/", "."), {})
+    for c, _ in SMP_CONFIGS:
+        configs[c] = smp.get(c.replace("/", "."), {})
+    res = {
+        "date": datetime.date.today().isoformat(),
+        "machine": f"{platform.node()}, {os.cpu_count()} cores, {platform.machine()}",
+        "emulator": "Bochs 3.0 (corei7_skylake_x, ips=50000000)" if emu_name == "bochs"
+                    else "QEMU/KVM nested",
+        "tsc_hz": tsc_hz,
+        "period_tsc": 200 * tsc_hz // 1000000,
+        "configs": configs,
+    }
+    res["plots"] = plots(res, out)
+    with open(os.path.join(out, "results.json"), "w") as f:
+        json.dump(res, f, indent=1)
+    md = report_md(res)
+    with open(os.path.join(out, "report.md"), "w") as f:
+        f.write(md)
+    print(md)
+    print(f"bench: wrote {os.path.relpath(out, ROOT)}/results.json, report.md and "
+          f"{len(res['plots'])} plots")
+
+
+if __name__ == "__main__":
+    main()

@@ -227,7 +227,7 @@ def plots(res, out):
             continue
         png = os.path.join(out, f"{fig}.png")
         plot = ", ".join(f"'{dat}' index {i} with steps title '{s}'" for i, s in enumerate(series))
-        gnuplot(f"set terminal png size 1000,600\nset output '{png}'\n"
+        gnuplot(f"set terminal png size 1000,600 noenhanced\nset output '{png}'\n"
                 f"set title '{fig}: histogram (TSC cycles)'\nset xlabel 'cycles'\n"
                 f"set ylabel 'count'\nset logscale x 2\nplot {plot}\n")
         made.append(os.path.relpath(png, ROOT))
@@ -246,7 +246,7 @@ def plots(res, out):
     if series:
         png = os.path.join(out, "periodic_drift.png")
         plot = ", ".join(f"'{dat}' index {i} with lines title '{s}'" for i, s in enumerate(series))
-        gnuplot(f"set terminal png size 1000,600\nset output '{png}'\n"
+        gnuplot(f"set terminal png size 1000,600 noenhanced\nset output '{png}'\n"
                 "set title 'periodic timer: cumulative drift against the ideal'\n"
                 "set xlabel 'period'\nset ylabel 'drift (TSC cycles)'\n"
                 f"set key outside\nplot {plot}\n")

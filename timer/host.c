@@ -127,8 +127,37 @@ static bool hpet_backend_arm(struct timer_cpu *tc, uint64_t host_tsc)
 	return true;
 }
 
+/* A host deadline that has already passed has (or is about to have) its
+ * interrupt pending. Taken here, in root mode with a brief interrupt
+ * window, it costs a handler; left pending, it would force an exit right
+ * after the next VM entry and delay the guest's own interrupt by a whole
+ * exit round trip. */
+#define DRAIN_MAX_NS 50000u     /* a fired timer's interrupt arrives well within this */
+
+static bool fired(const struct timer_cpu *tc, uint64_t now)
+{
+	uint64_t l = READ_ONCE(tc->lapic_armed), h = READ_ONCE(tc->hpet_armed);
+
+	return (l && now >= l) || (h && now >= h);
+}
+
+static void drain_fired(struct timer_cpu *tc)
+{
+	uint64_t now = rdtsc(), end;
+
+	if (!fired(tc, now))
+		return;
+	end = now + timer_caps.tsc_hz / (1000000000u / DRAIN_MAX_NS);
+
+	__asm__ volatile("sti" ::: "memory");
+	while (fired(tc, now) && rdtsc() < end)
+		cpu_relax();
+	__asm__ volatile("cli" ::: "memory");
+}
+
 bool timer_host_arm(struct timer_cpu *tc, enum timer_kind k, uint64_t host_tsc)
 {
+	drain_fired(tc);
 	if (k == TIMER_LAPIC) {
 		lapic_backend_arm(tc, host_tsc);
 		return true;
@@ -149,6 +178,7 @@ bool timer_host_sleep_arm(struct timer_cpu *tc, uint64_t host_tsc)
 
 void timer_host_disarm_all(struct timer_cpu *tc)
 {
+	drain_fired(tc);
 	if (tc->lapic_armed)
 		lapic_backend_arm(tc, 0);
 	if (tc->hpet_armed)

@@ -5,7 +5,7 @@
 #include "lapic/vlapic_impl.h"
 
 #define APIC_BASE_RESERVED(maxphy) (BITS(7, 0) | BIT(9) | ~(BIT(maxphy) - 1))
-#define GUEST_MAXPHYADDR 39u            /* what the guest may put in the base */
+#define DEFAULT_MAXPHYADDR 36u          /* until vmm/ says what the guest's CPUID reports */
 
 static const uint32_t lvt_regs[] = {
 	LAPIC_LVT_CMCI, LAPIC_LVT_TIMER, LAPIC_LVT_THERMAL, LAPIC_LVT_PERF,
@@ -22,6 +22,7 @@ void vlapic_init(struct vlapic *l, uint32_t id, struct vlapic_group *group,
 	l->ops = ops;
 	l->owner = owner;
 	l->clock_div = clock_div ? clock_div : 1;
+	l->maxphyaddr = DEFAULT_MAXPHYADDR;
 	l->timer.min_period = min_period_tsc;
 	vlapic_reset(l, false);
 }
@@ -68,7 +69,7 @@ enum vlapic_mode vlapic_mode(const struct vlapic *l)
 
 uint64_t vlapic_base_addr(const struct vlapic *l)
 {
-	return l->base_msr & ~(uint64_t)(PAGE_SIZE - 1) & (BIT(GUEST_MAXPHYADDR) - 1);
+	return l->base_msr & ~(uint64_t)(PAGE_SIZE - 1) & (BIT(l->maxphyaddr) - 1);
 }
 
 bool vlapic_sw_enabled(const struct vlapic *l)
@@ -92,7 +93,7 @@ static int set_base(struct vlapic *l, uint64_t val)
 {
 	enum vlapic_mode from = vlapic_mode(l), to;
 
-	if (val & APIC_BASE_RESERVED(GUEST_MAXPHYADDR))
+	if (val & APIC_BASE_RESERVED(l->maxphyaddr))
 		return -1;
 	if ((val & APIC_BASE_EXTD) && !(val & APIC_BASE_EN))
 		return -1;

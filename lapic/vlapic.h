@@ -51,6 +51,7 @@ struct vlapic {
 	uint64_t base_msr;              /* IA32_APIC_BASE */
 	bool hw_vid;                    /* the CPU moves IRR->ISR and does EOI itself */
 	uint32_t clock_div;             /* TSC cycles per APIC clock at divide 1 */
+	uint8_t maxphyaddr;             /* CPUID.80000008H:EAX[7:0] as the guest sees it */
 	uint32_t esr_pending;           /* errors since the last ESR write */
 	uint32_t nmi_pending;           /* NMIs waiting (atomic) */
 	bool init_pending;

@@ -80,6 +80,9 @@ static struct vlapic *lowest_priority(struct vlapic *src, const struct lapic_ipi
 	return best;
 }
 
+/* IPIs arrive edge-triggered: the ICR trigger-mode bit only qualifies INIT
+ * level de-assert and is ignored otherwise (SDM "Interrupt Command
+ * Register"), so no IPI sets a TMR bit. */
 void vlapic_send_ipi(struct vlapic *src, const struct lapic_ipi *ipi)
 {
 	bool fixed = ipi->dm == LAPIC_DM_FIXED || ipi->dm == LAPIC_DM_LOWEST;
@@ -96,7 +99,7 @@ void vlapic_send_ipi(struct vlapic *src, const struct lapic_ipi *ipi)
 		struct vlapic *t = lowest_priority(src, ipi);
 
 		if (t)
-			vlapic_accept(t, LAPIC_DM_FIXED, ipi->vector, ipi->trigger_level);
+			vlapic_accept(t, LAPIC_DM_FIXED, ipi->vector, false);
 		return;
 	}
 	for (uint32_t i = 0; i < src->group->n; i++) {
@@ -104,7 +107,7 @@ void vlapic_send_ipi(struct vlapic *src, const struct lapic_ipi *ipi)
 
 		if (t && vlapic_ipi_matches(src, t, ipi))
 			vlapic_accept(t, ipi->dm == LAPIC_DM_LOWEST ? LAPIC_DM_FIXED : ipi->dm,
-				      ipi->vector, ipi->trigger_level);
+				      ipi->vector, false);
 	}
 }
 

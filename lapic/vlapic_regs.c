@@ -169,17 +169,38 @@ static int x2apic_read(struct vlapic *l, uint32_t off, uint64_t *val)
 	return 0;
 }
 
+/* Bits a WRMSR may set: the writable ones plus those that are read-only
+ * but not reserved (LVT delivery status and remote IRR). Anything else is
+ * reserved and raises #GP (SDM "Reserved Bit Checking"). ICR is 64 bits:
+ * vector, delivery mode, destination mode, level, trigger, shorthand and
+ * the 32-bit destination; its delivery-status bit does not exist. */
+#define X2APIC_ICR_OK (LAPIC_ICR_VECTOR | LAPIC_ICR_DELIVERY | LAPIC_ICR_LOGICAL | \
+		       LAPIC_ICR_LEVEL_ASSERT | LAPIC_ICR_TRIGGER_LEVEL | LAPIC_ICR_SHORTHAND | \
+		       LAPIC_ICR_DEST_X2APIC)
+
+static uint64_t x2apic_allowed(const struct reg_desc *d, uint32_t off)
+{
+	if (off == LAPIC_ICR_LO)
+		return X2APIC_ICR_OK;
+	if (off >= LAPIC_LVT_TIMER && off <= LAPIC_LVT_ERROR)
+		return d->wmask | LAPIC_LVT_STATUS | LAPIC_LVT_REMOTE_IRR;
+	if (off == LAPIC_LVT_CMCI)
+		return d->wmask | LAPIC_LVT_STATUS;
+	return d->wmask;
+}
+
 static int x2apic_write(struct vlapic *l, uint32_t off, uint64_t val)
 {
 	const struct reg_desc *d = lookup(off, true);
 
 	/* SDM "x2APIC Register Address Space": #GP for registers that do
-	 * not exist or are read-only, and for nonzero EOI/ESR values. */
+	 * not exist or are read-only, for nonzero EOI/ESR values and for
+	 * reserved bits. */
 	if (!d || !(d->flags & R_WRITE) || (d->flags & R_X2_RO))
 		return -1;
 	if ((off == LAPIC_EOI || off == LAPIC_ESR) && val)
 		return -1;
-	if (off != LAPIC_ICR_LO && (val >> 32))
+	if (val & ~x2apic_allowed(d, off))
 		return -1;
 	if (off == LAPIC_ICR_LO)
 		vlapic_set(l, LAPIC_ICR_HI, (uint32_t)(val >> 32));

@@ -23,6 +23,7 @@ static void emit(const char *s, size_t n, bool raw)
 	if (raw) {
 		for (size_t i = 0; i < n; i++)
 			serial_putc(s[i]);
+		serial_poll();
 	} else {
 		serial_write(s, n);
 	}
@@ -55,5 +56,21 @@ void log_raw(const char *s, size_t n)
 {
 	spin_lock(&log_lock);
 	emit(s, n, true);
+	spin_unlock(&log_lock);
+}
+
+void log_poll(void)
+{
+	if (!serial_pending())
+		return;
+	spin_lock(&log_lock);
+	serial_poll();
+	spin_unlock(&log_lock);
+}
+
+void log_flush(void)
+{
+	spin_lock(&log_lock);
+	serial_flush();
 	spin_unlock(&log_lock);
 }

@@ -28,6 +28,10 @@ void log_printf(enum log_level lvl, const char *fmt, ...) __printf(2, 3);
 /* Raw bytes (guest serial output): no prefix, no newline added. */
 void log_raw(const char *s, size_t n);
 
+/* Queued output: send what the UART takes now / send it all. */
+void log_poll(void);
+void log_flush(void);
+
 #define pr_err(...)   log_printf(LOG_ERROR, __VA_ARGS__)
 #define pr_warn(...)  log_printf(LOG_WARN, __VA_ARGS__)
 #define pr_info(...)  log_printf(LOG_INFO, __VA_ARGS__)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* The hypervisor proper, from the hand-off by boot/ to power-off. */
 #include "drivers/io.h"
+#include "drivers/serial.h"
 #include "vmm/boot_info.h"
 #include "vmm/guest.h"
 #include "vmm/irq.h"
@@ -12,6 +13,8 @@
 #include "vmm/smp.h"
 #include "vmm/vcpu_timer.h"
 #include "vmm/vmx_cpu.h"
+
+#define LOG_RING_SIZE (256 * KiB)
 
 /* Our own descriptor tables and page tables first: after this nothing of
  * the firmware's boot-services state is in use, and its RAM is ours. */
@@ -26,6 +29,7 @@ static void host_init(struct boot_info *bi)
 	cpu_init(bsp);
 	paging_init(bi);
 	mem_reclaim_boot_services(bi);
+	serial_set_buffer(mem_alloc(LOG_RING_SIZE), LOG_RING_SIZE);
 	pr_info("memory: %lu MiB free for guests and tickvisor (largest block %lu MiB)",
 		(unsigned long)(mem_free_bytes() >> 20), (unsigned long)(mem_largest_free() >> 20));
 }

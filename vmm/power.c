@@ -25,7 +25,7 @@ __noreturn void power_off(int status)
 {
 	pr_info("final status %d", status);
 	irq_disable();
-	serial_flush();
+	log_flush();
 	if (fwcfg_present())
 		outl(QEMU_DEBUG_EXIT_PORT, (uint32_t)status);
 	if (shutdown_fn)

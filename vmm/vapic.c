@@ -107,15 +107,17 @@ void vapic_guest_destroy(struct guest *g)
  * from the virtual-APIC page, except TMCCT (derived) and ICR (the CPU
  * would read its high half from the wrong offset); writes exit except
  * TPR, EOI and SELF IPI, which the CPU virtualizes. */
-static void msr_bitmap_x2apic(struct vcpu *v, bool x2apic_apicv)
+static void msr_bitmap_x2apic(struct vcpu *v, bool x2apic_apicv, bool vid)
 {
 	for (uint32_t msr = LAPIC_MSR_BASE; msr <= LAPIC_MSR_LAST; msr++) {
 		uint32_t off = LAPIC_OFF(msr);
 		bool exists = vlapic_x2apic_reg_exists(off);
 		bool rd = !x2apic_apicv || !exists || off == LAPIC_TMCCT || off == LAPIC_ICR_LO ||
 			  off == LAPIC_EOI || off == LAPIC_SELF_IPI;
-		bool wr = !x2apic_apicv || !(off == LAPIC_TPR || off == LAPIC_EOI ||
-					     off == LAPIC_SELF_IPI);
+		/* EOI and SELF IPI are the CPU's only with virtual-interrupt
+		 * delivery; without it they would reach the real APIC. */
+		bool wr = !x2apic_apicv || !(off == LAPIC_TPR ||
+					     (vid && (off == LAPIC_EOI || off == LAPIC_SELF_IPI)));
 
 		msr_bitmap_set(v->msr_bitmap, msr, rd, wr);
 	}
@@ -141,14 +143,13 @@ static void ept_apic_page(struct vcpu *v, uint64_t gpa, bool apic_access)
 	invept(INVEPT_SINGLE, g->eptp);
 }
 
-static void apicv_controls(struct vcpu *v, enum vlapic_mode mode)
+static void apicv_controls(struct vcpu *v, enum vlapic_mode mode, bool vid)
 {
 	uint32_t proc2 = (uint32_t)vmread(VMCS_PROC_CTLS2) & ~(uint32_t)PROC2_APICV_ALL;
 
-	if (mode == VLAPIC_X2APIC)
-		proc2 |= PROC2_APICV_X2APIC;
-	else
-		proc2 |= PROC2_APICV_XAPIC;
+	proc2 |= mode == VLAPIC_X2APIC ? PROC2_APICV_X2APIC : PROC2_APICV_XAPIC;
+	if (!vid)
+		proc2 &= ~(uint32_t)BIT(PROC2_VIRT_INTR_DELIVERY);
 	vmwrite(VMCS_PROC_CTLS2, proc2);
 }
 
@@ -184,9 +185,14 @@ void vapic_mode_sync(struct vcpu *v)
 		v->apic_mapped_base = base;
 		spin_unlock(&g->ept_lock);
 	}
-	msr_bitmap_x2apic(v, apicv && mode == VLAPIC_X2APIC);
+	/* Virtual-interrupt delivery only while the APIC is software-enabled:
+	 * the CPU's self-IPI virtualization does not look at SVR, and a
+	 * disabled APIC must not take fixed interrupts. Without it the same
+	 * page is driven by lapic/ in software. */
+	l->hw_vid = apicv && vlapic_sw_enabled(l);
+	msr_bitmap_x2apic(v, apicv && mode == VLAPIC_X2APIC, l->hw_vid);
 	if (apicv)
-		apicv_controls(v, mode);
+		apicv_controls(v, mode, l->hw_vid);
 }
 
 void vapic_create(struct vcpu *v)
@@ -198,7 +204,8 @@ void vapic_create(struct vcpu *v)
 	v->lapic = l;
 	v->apic_mapped_base = ~0ull;
 	vlapic_init(l, v->id, &g->lapics, &vapic_ops, v, platform.tb.apic_div, min_period);
-	l->hw_vid = g->apicv;
+	/* The guest's physical-address width (CPUID is passed through). */
+	l->maxphyaddr = (uint8_t)cpuid(0x80000008, 0).eax;
 	/* Published last: from here on other vCPUs' IPIs may reach it. */
 	__atomic_store_n(&g->lapics.member[v->id], l, __ATOMIC_RELEASE);
 	if (g->lapics.n <= v->id)

@@ -48,6 +48,24 @@ static void sync_intr_status(struct vcpu *v)
 	vmwrite(VMCS_GUEST_INTR_STATUS, (uint16_t)((irr < 0 ? 0 : irr) | (isr < 0 ? 0 : isr) << 8));
 }
 
+/* TPR shadow without virtual-interrupt delivery: guest TPR writes do not
+ * exit, so ask for an exit when TPR drops below the class of an interrupt
+ * it holds back. Only TPR's own blocking: an in-service vector is lifted
+ * by an EOI, which exits. SDM: the threshold must not exceed VTPR[7:4]. */
+static void tpr_threshold(struct vcpu *v, int vec)
+{
+	uint32_t tpr_class = (vlapic_get(v->lapic, LAPIC_TPR) >> 4) & 0xf;
+	uint32_t th = 0;
+
+	if (vec < 0) {
+		int irr = vlapic_highest_irr(v->lapic);
+
+		if (irr >= 0 && ((uint32_t)irr >> 4) <= tpr_class)
+			th = (uint32_t)irr >> 4;
+	}
+	vmwrite(VMCS_TPR_THRESHOLD, th);
+}
+
 void vapic_inject(struct vcpu *v)
 {
 	uint64_t intr = vmread(VMCS_GUEST_INTERRUPTIBILITY);
@@ -62,11 +80,13 @@ void vapic_inject(struct vcpu *v)
 	}
 	if (inject_nmi(v, intr))
 		return;
-	if (v->guest->apicv) {
+	if (v->lapic->hw_vid) {
 		sync_intr_status(v);
 		return;
 	}
 	vec = vlapic_pending_vector(v->lapic);
+	if (v->guest->apicv)
+		tpr_threshold(v, vec);
 	if (vec < 0)
 		return;
 	if (!(vmread(VMCS_GUEST_RFLAGS) & RFLAGS_IF) || (intr & BLOCKING_STI_MOVSS)) {

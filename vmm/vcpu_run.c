@@ -5,6 +5,7 @@
 #include "vmm/vcpu_setup.h"
 #include "vmm/irq.h"
 #include "vmm/lapic_glue.h"
+#include "vmm/log.h"
 #include "vmm/percpu.h"
 #include "vmm/vcpu_timer.h"
 #include "vmm/exit.h"
@@ -134,6 +135,7 @@ void vcpu_run(struct vcpu *v)
 			break;
 		if (v->apic_mode_dirty)
 			vapic_mode_sync(v);
+		log_poll();
 		vcpu_timer_before_entry(v);
 		vapic_inject(v);
 		r = vmx_run(&v->regs);

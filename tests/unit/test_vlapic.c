@@ -90,6 +90,7 @@ static struct vlapic *alloc_vlapic(void)
 static void init_one(unsigned i, uint64_t min_period)
 {
 	vlapic_init(L[i], i, &group, &ops, &cpus[i], CLOCK_DIV, min_period);
+	L[i]->maxphyaddr = 39;          /* vmm/ sets it from the guest's CPUID */
 }
 
 static int setup(void **state)
@@ -569,6 +570,35 @@ static uint32_t x2_defined_bits(uint32_t off)
 		if (lvts[i].off == off)
 			return lvts[i].wmask;
 	return 0;
+}
+
+/* SDM "Reserved Bit Checking": in x2APIC mode a WRMSR that sets a
+ * reserved bit raises #GP and changes nothing. */
+static void test_x2apic_reserved_gp(void **state)
+{
+	static const struct { uint32_t off; uint64_t bad; } cases[] = {
+		{ LAPIC_TPR, 0x100 }, { LAPIC_SVR, 0x2000 | 0x1ff }, { LAPIC_SVR, 0x200 },
+		{ LAPIC_LVT_ERROR, 0x20000 }, { LAPIC_LVT_TIMER, 0x80000 },
+		{ LAPIC_TDCR, 0x4 }, { LAPIC_SELF_IPI, 0x140 },
+		{ LAPIC_ICR_LO, 0x100041 }, { LAPIC_ICR_LO, 0x1041 }, { LAPIC_ICR_LO, 0x30041 },
+	};
+	struct vlapic *l = L[0];
+
+	to_x2apic(l);
+	sw_enable(l);
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint64_t before = msr_rd(l, LAPIC_MSR(cases[i].off == LAPIC_SELF_IPI ?
+						       LAPIC_TPR : cases[i].off));
+
+		assert_int_equal(vlapic_wrmsr(l, LAPIC_MSR(cases[i].off), cases[i].bad), -1);
+		assert_int_equal(msr_rd(l, LAPIC_MSR(cases[i].off == LAPIC_SELF_IPI ?
+						     LAPIC_TPR : cases[i].off)), before);
+	}
+	assert_int_equal(vlapic_highest_irr(l), -1);    /* nothing was sent */
+	/* the same registers take their defined bits */
+	assert_int_equal(vlapic_wrmsr(l, LAPIC_MSR(LAPIC_TPR), 0xff), 0);
+	assert_int_equal(vlapic_wrmsr(l, LAPIC_MSR(LAPIC_TDCR), 0xb), 0);
+	assert_int_equal(vlapic_wrmsr(l, LAPIC_MSR(LAPIC_LVT_TIMER), 0x1040), 0);
 }
 
 static void test_x2apic_register_map(void **state)
@@ -1178,9 +1208,11 @@ static void test_ipi_physical(void **state)
 	assert_int_equal(receivers(0x50), 0xf);
 	send(L[0], 9u << 24, 0x50);                     /* nobody */
 	assert_int_equal(receivers(0x50), 0);
-	/* level-triggered assert sets TMR at the receiver */
+	/* the ICR trigger-mode bit is ignored for fixed IPIs (SDM "Interrupt
+	 * Command Register"): they arrive edge-triggered, TMR stays clear */
 	send(L[0], 3u << 24, 0xc000 | 0x51);
-	assert_true(tmr_has(L[3], 0x51));
+	assert_true(irr_has(L[3], 0x51));
+	assert_false(tmr_has(L[3], 0x51));
 	/* x2APIC: 32-bit IDs, broadcast 0xffffffff */
 	for (unsigned i = 0; i < NCPU; i++)
 		to_x2apic(L[i]);
@@ -2141,6 +2173,7 @@ int main(void)
 		T(test_readonly_xapic),
 		T(test_readonly_x2apic),
 		T(test_x2apic_register_map),
+		T(test_x2apic_reserved_gp),
 		T(test_x2apic_write_rules),
 		T(test_x2apic_icr_64bit),
 		T(test_xapic_undefined_offsets),

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Helpers shared by the local APIC conformance tests (guest-tests/apic_*.c):
+ * bounded waits in TSC time, IRR/ISR/TMR bit tests, self-IPIs, the ESR's
+ * write-before-read sequence and IA32_APIC_BASE writes that keep the
+ * runtime's cached APIC mode (percpu.x2apic) in step.
+ *
+ * Every wait is bounded, so an interrupt that never comes is a FAIL and
+ * not a hang. Under tickvisor a self-IPI is pending at the next VM entry,
+ * so the bounds are generous and only cost time when something is wrong.
+ */
+#ifndef GUEST_APIC_UTIL_H
+#define GUEST_APIC_UTIL_H
+
+#include "lib/apic.h"
+
+#define APIC_WAIT_US            10000u  /* upper bound for an expected interrupt */
+#define APIC_QUIET_US           200u    /* how long "nothing arrives" is watched */
+
+/* Fields lib/apic.h does not name (yet): ESR bits (Intel SDM Vol. 3A,
+ * "Error Handling"), the version register, SVR bit 12. Guarded, in case
+ * apic.h grows them. */
+#ifndef LAPIC_ESR_SEND_ILLEGAL
+#define LAPIC_ESR_SEND_ILLEGAL  BIT(5)
+#define LAPIC_ESR_RECV_ILLEGAL  BIT(6)
+#define LAPIC_ESR_ILLEGAL_REG   BIT(7)
+#endif
+#ifndef LAPIC_VERSION_VER
+#define LAPIC_VERSION_VER       BITS(7, 0)
+#define LAPIC_VERSION_MAXLVT    BITS(23, 16)
+#define LAPIC_VERSION_EOI_SUPP  BIT(24)
+#endif
+#ifndef LAPIC_SVR_EOI_SUPP
+#define LAPIC_SVR_EOI_SUPP      BIT(12)
+#endif
+
+/* TSC rate: tickvisor's TV_HC_INFO, else CPUID 0x15, else 0x16, else a
+ * high guess (waits then last longer than asked, never shorter). */
+uint64_t apic_util_tsc_hz(void);
+void apic_util_delay_us(uint64_t us);
+/* Spins until *count >= target or `us` pass; true if it got there. */
+bool apic_util_wait(const volatile uint32_t *count, uint32_t target, uint64_t us);
+
+/* Bit `vec` of the 256-bit ISR, TMR or IRR (base LAPIC_ISR/TMR/IRR). */
+bool apic_vec_test(enum lapic_reg base, unsigned vec);
+/* No bit set in any of the eight registers at base. */
+bool apic_vec_none(enum lapic_reg base);
+
+/* SVR = enable | spurious vector 0xff, or the vector alone. */
+void apic_sw_enable(void);
+void apic_sw_disable(void);
+/* A fixed, edge-triggered IPI to this CPU through the ICR shorthand. */
+void apic_self_ipi(unsigned vec);
+/* Writes the ESR, then reads it: the errors since the previous write. */
+uint32_t apic_esr_latch(void);
+
+/* Counts interrupts on the spurious vector (SVR vector 0xff) instead of
+ * ending the test; they take no EOI (SDM "Spurious Interrupt"). The
+ * report is one check: none came. */
+void apic_catch_spurious(void);
+void apic_report_spurious(void);
+
+/* CPUID.1:EBX[31:24] and CPUID.1:ECX[21]. */
+uint32_t apic_initial_id(void);
+bool cpu_has_x2apic(void);
+/* WRMSR IA32_APIC_BASE with fault fixup; afterwards the runtime's cached
+ * mode follows whatever the MSR now says. Returns the vector taken, 0 if
+ * none. */
+int apic_base_write_safe(uint64_t val);
+
+#endif

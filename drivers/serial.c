@@ -37,11 +37,13 @@ void serial_init(uint16_t base)
 #define UART_FIFO_SIZE 16u
 
 /*
- * Output ring: once serial_set_buffer() gives one, bytes are queued and
- * sent only while the transmitter has room, so printing never stalls the
- * CPU for the line's transmit time (87 us a byte at 115200 baud, which a
- * guest would see as lost time). A full ring falls back to waiting.
- * Callers serialize (vmm/log.c holds a lock around every use).
+ * Output ring for deferred lines: while a guest runs, tickvisor's own log
+ * lines are queued here instead of making the CPU wait out the line's
+ * transmit time (87 us a byte at 115200 baud), time the guest would see
+ * as lost. They go out, in order, before the guest's next serial byte or
+ * when the guest ends. Guest bytes themselves are sent at once, waiting
+ * for the UART as the guest would on bare metal. A full ring falls back
+ * to waiting. Callers serialize (vmm/log.c holds a lock around every use).
  */
 static char *ring;
 static size_t ring_size, ring_head, ring_tail;     /* head: next in, tail: next out */
@@ -53,55 +55,58 @@ void serial_set_buffer(void *buf, size_t size)
 	ring_head = ring_tail = 0;
 }
 
-static bool thr_empty(void)
-{
-	return inb(serial_base + UART_LSR) & UART_LSR_THRE;
-}
-
 /* Blocking write of one byte (bounded: a missing UART reads 0xff, THRE
  * set; a wedged one must not hang the hypervisor). */
 static void put_wait(char c)
 {
 	unsigned spins = 0;
 
-	while (!thr_empty() && ++spins < 100000)
+	while (!(inb(serial_base + UART_LSR) & UART_LSR_THRE) && ++spins < 100000)
 		;
 	outb(serial_base + UART_THR, (uint8_t)c);
 }
 
-bool serial_pending(void)
+static void ring_drain(void)
 {
-	return ring_head != ring_tail;
-}
-
-void serial_poll(void)
-{
-	/* THRE set means the FIFO is empty: up to 16 bytes fit. */
-	if (!serial_base || !serial_pending() || !thr_empty())
-		return;
-	for (unsigned i = 0; i < UART_FIFO_SIZE && ring_tail != ring_head; i++) {
-		outb(serial_base + UART_THR, (uint8_t)ring[ring_tail]);
+	while (ring && ring_tail != ring_head) {
+		put_wait(ring[ring_tail]);
 		ring_tail = (ring_tail + 1) % ring_size;
 	}
 }
 
 void serial_putc(char c)
 {
-	size_t next;
-
 	if (!serial_base)
 		return;
-	if (!ring) {
-		put_wait(c);
-		return;
-	}
-	next = (ring_head + 1) % ring_size;
-	while (next == ring_tail) {             /* full: make room the slow way */
+	ring_drain();
+	put_wait(c);
+}
+
+static void ring_put(char c)
+{
+	size_t next = (ring_head + 1) % ring_size;
+
+	if (next == ring_tail) {                /* full: make room the slow way */
 		put_wait(ring[ring_tail]);
 		ring_tail = (ring_tail + 1) % ring_size;
 	}
 	ring[ring_head] = c;
 	ring_head = next;
+}
+
+void serial_queue(const char *s, size_t n)
+{
+	if (!serial_base)
+		return;
+	if (!ring) {
+		serial_write(s, n);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '\n')
+			ring_put('\r');
+		ring_put(s[i]);
+	}
 }
 
 void serial_write(const char *s, size_t n)
@@ -111,7 +116,6 @@ void serial_write(const char *s, size_t n)
 			serial_putc('\r');
 		serial_putc(s[i]);
 	}
-	serial_poll();
 }
 
 void serial_flush(void)
@@ -120,10 +124,7 @@ void serial_flush(void)
 
 	if (!serial_base)
 		return;
-	while (ring && ring_tail != ring_head) {
-		put_wait(ring[ring_tail]);
-		ring_tail = (ring_tail + 1) % ring_size;
-	}
+	ring_drain();
 	while (!(inb(serial_base + UART_LSR) & UART_LSR_TEMT) && ++spins < 1000000)
 		;
 }

@@ -8,12 +8,12 @@
 #define SERIAL_COM1 0x3f8u
 
 void serial_init(uint16_t base);
-/* From now on output is queued in buf and sent as the UART has room. */
+/* A ring for serial_queue(): lines sent later, before the next byte
+ * written directly or at serial_flush(). */
 void serial_set_buffer(void *buf, size_t size);
+void serial_queue(const char *s, size_t n);
+/* Direct output (queued lines go first); waits for the UART. */
 void serial_putc(char c);
-/* Sends what fits without waiting; cheap when nothing is queued. */
-void serial_poll(void);
-bool serial_pending(void);
 void serial_write(const char *s, size_t n);
 /* Sends everything queued and waits (bounded) until the last byte has
  * left the transmitter. */

@@ -245,7 +245,9 @@ static int guest_run(const struct guest_spec *s)
 		guest_end(g, GUEST_STATUS_LOAD_FAIL, "wants %u vCPUs but only %u CPUs are up",
 			  s->vcpus, ncpus_online);
 	else if (!guest_mem_init(g) && !guest_load(g, &g->entry, &g->mbi)) {
+		log_defer(true);
 		guest_run_vcpus(g);
+		log_defer(false);
 		guest_report_exits(g);
 	}
 	guest_destroy(g);

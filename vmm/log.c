@@ -12,6 +12,7 @@ uint32_t log_trace_mask = ~0u;
 
 static void (*console_hook)(const char *s, size_t n);
 static struct spinlock log_lock;
+static bool defer;              /* guests run: queue tickvisor's own lines */
 
 void log_set_console(void (*hook)(const char *s, size_t n))
 {
@@ -23,7 +24,8 @@ static void emit(const char *s, size_t n, bool raw)
 	if (raw) {
 		for (size_t i = 0; i < n; i++)
 			serial_putc(s[i]);
-		serial_poll();
+	} else if (defer) {
+		serial_queue(s, n);
 	} else {
 		serial_write(s, n);
 	}
@@ -59,12 +61,12 @@ void log_raw(const char *s, size_t n)
 	spin_unlock(&log_lock);
 }
 
-void log_poll(void)
+void log_defer(bool on)
 {
-	if (!serial_pending())
-		return;
 	spin_lock(&log_lock);
-	serial_poll();
+	defer = on;
+	if (!on)
+		serial_flush();
 	spin_unlock(&log_lock);
 }
 

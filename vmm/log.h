@@ -28,8 +28,11 @@ void log_printf(enum log_level lvl, const char *fmt, ...) __printf(2, 3);
 /* Raw bytes (guest serial output): no prefix, no newline added. */
 void log_raw(const char *s, size_t n);
 
-/* Queued output: send what the UART takes now / send it all. */
-void log_poll(void);
+/* While guests run, tickvisor's own lines are queued, not waited out on
+ * the UART (the guest would see the time as lost); guest bytes flush
+ * them first, so the order on the line is kept. log_defer(false) and
+ * log_flush() send everything. */
+void log_defer(bool on);
 void log_flush(void);
 
 #define pr_err(...)   log_printf(LOG_ERROR, __VA_ARGS__)

@@ -49,6 +49,7 @@ static void op_timer_update(struct vlapic *l)
 
 static void op_notify(struct vlapic *l)
 {
+	WRITE_ONCE(owner(l)->intr_dirty, true);
 	vcpu_kick(owner(l));
 }
 
@@ -190,6 +191,7 @@ void vapic_mode_sync(struct vcpu *v)
 	 * disabled APIC must not take fixed interrupts. Without it the same
 	 * page is driven by lapic/ in software. */
 	l->hw_vid = apicv && vlapic_sw_enabled(l);
+	v->intr_dirty = true;
 	msr_bitmap_x2apic(v, apicv && mode == VLAPIC_X2APIC, l->hw_vid);
 	if (apicv)
 		apicv_controls(v, mode, l->hw_vid);
@@ -237,6 +239,7 @@ int vcpu_msr_write_apic(struct vcpu *v, uint32_t msr, uint64_t val)
 {
 	int r = vlapic_wrmsr(v->lapic, msr, val);
 
+	v->intr_dirty = true;   /* an EOI or ICR write may have moved IRR/ISR */
 	if (v->apic_mode_dirty)
 		vapic_mode_sync(v);
 	return r;

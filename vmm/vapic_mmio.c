@@ -116,6 +116,7 @@ static int do_access(struct vcpu *v, uint32_t off, const struct mmio_insn *in)
 
 static int emulate(struct vcpu *v, uint32_t off)
 {
+	v->intr_dirty = true;
 	struct mmio_insn in;
 	uint8_t code[INSN_MAX_LEN];
 	const char *why;
@@ -162,6 +163,7 @@ int exit_apic_access(struct vcpu *v)
 int exit_apic_write(struct vcpu *v)
 {
 	/* Trap-like: the CPU stored the value and RIP is already past it. */
+	v->intr_dirty = true;
 	vlapic_apicv_write(v->lapic, (uint32_t)FIELD_GET(APIC_ACCESS_OFFSET, v->exit.qual));
 	if (v->apic_mode_dirty)
 		vapic_mode_sync(v);

@@ -101,6 +101,7 @@ static int vcpu_init_sipi(struct vcpu *v)
 		if (__atomic_exchange_n(&l->init_pending, false, __ATOMIC_ACQ_REL)) {
 			vlapic_reset(l, true);
 			vcpu_timer_reset(v);
+			v->intr_dirty = true;
 			v->wait_sipi = true;
 		}
 		if (__atomic_exchange_n(&l->sipi_pending, false, __ATOMIC_ACQ_REL) && v->wait_sipi) {
@@ -135,7 +136,6 @@ void vcpu_run(struct vcpu *v)
 			break;
 		if (v->apic_mode_dirty)
 			vapic_mode_sync(v);
-		log_poll();
 		vcpu_timer_before_entry(v);
 		vapic_inject(v);
 		r = vmx_run(&v->regs);

@@ -73,6 +73,18 @@ static void tpr_threshold(struct vcpu *v, int vec)
 	vmwrite(VMCS_TPR_THRESHOLD, th);
 }
 
+/* hlt=guest: a vCPU halted in non-root mode with an interrupt it can take
+ * is made active. Event injection does that by itself; a pending virtual
+ * interrupt (RVI) only wakes it on some CPUs, so we do not rely on it. */
+static void wake_halted(struct vcpu *v)
+{
+	if (v->guest->spec->opts.hlt != HLT_GUEST ||
+	    vmread(VMCS_GUEST_ACTIVITY_STATE) != ACTIVITY_HLT)
+		return;
+	if ((vmread(VMCS_GUEST_RFLAGS) & RFLAGS_IF) && vlapic_pending_vector(v->lapic) >= 0)
+		vmwrite(VMCS_GUEST_ACTIVITY_STATE, ACTIVITY_ACTIVE);
+}
+
 void vapic_inject(struct vcpu *v)
 {
 	uint64_t intr = vmread(VMCS_GUEST_INTERRUPTIBILITY);
@@ -89,6 +101,7 @@ void vapic_inject(struct vcpu *v)
 		return;
 	if (v->lapic->hw_vid) {
 		sync_intr_status(v);
+		wake_halted(v);
 		return;
 	}
 	vec = vlapic_pending_vector(v->lapic);

@@ -48,10 +48,12 @@ static int exit_hlt(struct vcpu *v)
 	uint64_t rflags = vmread(VMCS_GUEST_RFLAGS);
 
 	vcpu_skip_insn(v);
-	if (!(rflags & RFLAGS_IF))
+	/* With IF clear only an NMI or INIT ends the halt: from another vCPU
+	 * that can happen, alone it cannot. */
+	if (!(rflags & RFLAGS_IF) && v->guest->nvcpus == 1)
 		return vcpu_kill(v, GUEST_STATUS_HUNG,
 				 "HLT with interrupts disabled: the vCPU would sleep forever");
-	return vcpu_block(v);
+	return vcpu_block(v, rflags & RFLAGS_IF);
 }
 
 /* Instructions a guest without VMX/SMX/monitor may not execute: #UD, as

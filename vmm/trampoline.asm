@@ -49,6 +49,7 @@ tr_pm32:
 	or eax, 1 << 8
 	wrmsr
 	mov eax, cr0
+	and eax, ~0x60000000            ; INIT leaves CD/NW set: cache on
 	or eax, 0x80000021              ; PG, NE, PE
 	mov cr0, eax
 	jmp far [ebx + OFF(tr_lm64_ptr)]

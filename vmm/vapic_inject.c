@@ -85,6 +85,22 @@ static void wake_halted(struct vcpu *v)
 		vmwrite(VMCS_GUEST_ACTIVITY_STATE, ACTIVITY_ACTIVE);
 }
 
+/* hlt=guest with an interrupt pending that IF or an STI shadow holds
+ * back: the guest's next "sti; hlt" must not sleep past it. The SDM says
+ * the pending interrupt (or interrupt-window exit) ends that HLT, but not
+ * every implementation does (Bochs 3.0 does not), so for as long as this
+ * lasts HLT exits, and tickvisor's HLT handling delivers at once. */
+static void hlt_exit_if_blocked(struct vcpu *v, int vec, uint64_t intr)
+{
+	bool blocked;
+
+	if (v->guest->spec->opts.hlt != HLT_GUEST)
+		return;
+	blocked = vec >= 0 && (!(vmread(VMCS_GUEST_RFLAGS) & RFLAGS_IF) ||
+			       (intr & BLOCKING_STI_MOVSS));
+	set_proc_ctl(v, PROC_HLT_EXIT, blocked);
+}
+
 void vapic_inject(struct vcpu *v)
 {
 	uint64_t intr = vmread(VMCS_GUEST_INTERRUPTIBILITY);
@@ -102,11 +118,13 @@ void vapic_inject(struct vcpu *v)
 	if (v->lapic->hw_vid) {
 		sync_intr_status(v);
 		wake_halted(v);
+		hlt_exit_if_blocked(v, vlapic_pending_vector(v->lapic), intr);
 		return;
 	}
 	vec = vlapic_pending_vector(v->lapic);
 	if (v->guest->apicv)
 		tpr_threshold(v, vec);
+	hlt_exit_if_blocked(v, vec, intr);
 	if (vec < 0)
 		return;
 	if (!(vmread(VMCS_GUEST_RFLAGS) & RFLAGS_IF) || (intr & BLOCKING_STI_MOVSS)) {

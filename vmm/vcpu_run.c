@@ -50,9 +50,9 @@ void vcpu_reinject(struct vcpu *v)
 	vmwrite(VMCS_ENTRY_INTR_INFO, info);
 }
 
-int vcpu_block(struct vcpu *v)
+int vcpu_block(struct vcpu *v, bool if_set)
 {
-	return vcpu_timer_block(v);
+	return vcpu_timer_block(v, if_set);
 }
 
 void vcpu_kick(struct vcpu *v)

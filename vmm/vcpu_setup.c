@@ -78,7 +78,11 @@ static void write_cr_masks(struct vcpu *v)
 {
 	const struct vmx_caps *c = &platform.vmx;
 
-	v->cr0_mask = (c->cr0_fixed0 & ~(CR0_PE | CR0_PG)) | ~c->cr0_fixed1;
+	/* CD and NW too: VM entry does not load them, so a guest's own would
+	 * change how the physical CPU caches for tickvisor and the next
+	 * guests. The guest sees its values in the shadow; the CPU keeps
+	 * caching on. */
+	v->cr0_mask = (c->cr0_fixed0 & ~(CR0_PE | CR0_PG)) | ~c->cr0_fixed1 | CR0_CD | CR0_NW;
 	v->cr0_mask &= 0xffffffffull;
 	v->cr4_mask = c->cr4_fixed0 | (~c->cr4_fixed1 & 0xffffffffull);
 	vmwrite(VMCS_CR0_GUEST_HOST_MASK, v->cr0_mask);
@@ -89,7 +93,8 @@ uint64_t vcpu_cr0_real(const struct vcpu *v, uint64_t guest_cr0)
 {
 	const struct vmx_caps *c = &platform.vmx;
 
-	return (guest_cr0 | (c->cr0_fixed0 & ~(CR0_PE | CR0_PG))) & (c->cr0_fixed1 | CR0_PE | CR0_PG);
+	return (guest_cr0 | (c->cr0_fixed0 & ~(CR0_PE | CR0_PG))) & (c->cr0_fixed1 | CR0_PE | CR0_PG) &
+	       ~(CR0_CD | CR0_NW);
 }
 
 uint64_t vcpu_cr4_real(const struct vcpu *v, uint64_t guest_cr4)

@@ -177,20 +177,25 @@ void vcpu_timer_host_init(void)
 	irq_register(VEC_KICK, kick_irq);
 }
 
-int vcpu_timer_block(struct vcpu *v)
+int vcpu_timer_block(struct vcpu *v, bool if_set)
 {
 	struct vtimer *t = &v->lapic->timer;
 	struct timer_cpu *tc = &this_cpu()->timer;
-	uint64_t limit = v->guest->deadline_tsc, adv = advance_get(&v->advance);
+	/* With IF clear nothing is injected, so no advance: plain expiry. */
+	uint64_t limit = v->guest->deadline_tsc, adv = if_set ? advance_get(&v->advance) : 0;
 
 	for (;;) {
 		uint64_t now = vcpu_guest_tsc(v), wake = ~0ull;
 
 		/* Inside the advance window: the entry path waits out the rest
-		 * and delivers on time. */
-		if (t->armed && now + adv >= t->target)
-			break;
-		if (vapic_has_event(v, true))
+		 * and delivers on time. With IF clear the expiry only sets IRR. */
+		if (t->armed && now + adv >= t->target) {
+			if (if_set)
+				break;
+			vlapic_timer_expired(v->lapic, now);
+			continue;
+		}
+		if (vapic_has_event(v, if_set))
 			break;
 		if (READ_ONCE(v->guest->ended))
 			return -1;

@@ -12,7 +12,7 @@ unsigned vcpu_timer_backend(const struct vcpu *v);
 /* Before each entry: deliver a due expiry, arm the backend. */
 void vcpu_timer_before_entry(struct vcpu *v);
 /* A halted vCPU waits here until it has something to deliver. */
-int vcpu_timer_block(struct vcpu *v);
+int vcpu_timer_block(struct vcpu *v, bool if_set);
 int exit_preempt_timer(struct vcpu *v);
 /* After a VM entry that waited for an advanced timer: feed the tuner. */
 void vcpu_timer_after_entry(struct vcpu *v);

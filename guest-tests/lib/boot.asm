@@ -8,11 +8,12 @@
 ; 2 MiB pages, switch to long mode (Intel SDM Vol. 3A, "Initializing
 ; IA-32e Mode") and call guest_start(apic_id, mbi) on this CPU's stack.
 ;
-; SMP hook: a later real-mode AP trampoline (below 1 MiB, started by
-; INIT/SIPI) only has to load gdt_desc, set CR0.PE and jump to
-; SEL_CODE32:ap_start32. From there APs share this path, reusing the page
-; tables the BSP built, pick their own CPU area by APIC ID and end in
-; ap_start(apic_id) instead of guest_start().
+; SMP: the real-mode AP trampoline (smp_trampoline.asm, copied below
+; 1 MiB and started by INIT/SIPI) loads a copy of gdt_desc, sets CR0.PE
+; and jumps through a copy of ap_entry_far to SEL_CODE32:ap_start32. From
+; there APs share this path, reusing the page tables the BSP built, pick
+; their own CPU area by APIC ID and end in ap_start(apic_id) (smp.c)
+; instead of guest_start().
 
 MB_HEADER_MAGIC equ 0x1BADB002
 MB_HEADER_FLAGS equ (1 << 0) | (1 << 1) ; page-aligned modules, memory info;
@@ -125,11 +126,15 @@ _start:
 	mov esi, msg_bad_magic
 	EARLY_FAIL
 
-; APs arrive here from the future real-mode trampoline (see top).
+; APs arrive here from the real-mode trampoline (see top) with CS from
+; our GDT but DS still holding its real-mode base: load a flat DS before
+; enter_long_mode reads gdt_desc through it.
 global ap_start32
 ap_start32:
 	cli
 	cld
+	mov eax, SEL_DATA
+	mov ds, ax
 	mov esi, 1                      ; the AP's way: ap_start()
 
 ; In: ESI = 0 on the BSP, 1 on an AP. Page tables are built.
@@ -227,6 +232,12 @@ gdt_desc:
 	dw gdt_end - gdt - 1
 	dd gdt                          ; 32-bit base: also loadable in legacy modes
 	dd 0
+; m16:32 far pointer to ap_start32, which the trampoline jumps through
+; (smp.c copies it, like gdt_desc, into the page below 1 MiB).
+global ap_entry_far
+ap_entry_far:
+	dd ap_start32
+	dw SEL_CODE32
 mbi_phys:
 	dd 0
 

@@ -2,6 +2,7 @@
 /* Copies the Multiboot information into boot_info. All of the first
  * 4 GiB is identity mapped, so physical addresses are pointers. */
 #include "lib/multiboot.h"
+#include "lib/string.h"
 
 struct boot_info boot_info = { .cmdline = "", .loader_name = "" };
 
@@ -42,6 +43,7 @@ void multiboot_parse(uint32_t mbi_phys)
 	const struct mb_info *mbi = (const void *)(uintptr_t)mbi_phys;
 
 	boot_info.mb_flags = mbi->flags;
+	boot_info.mbi_phys = mbi_phys;
 	if (mbi->flags & MB_INFO_MEMORY) {
 		boot_info.mem_lower_kib = mbi->mem_lower;
 		boot_info.mem_upper_kib = mbi->mem_upper;
@@ -50,10 +52,16 @@ void multiboot_parse(uint32_t mbi_phys)
 		boot_info.cmdline = mb_string(mbi->cmdline);
 	if (mbi->flags & MB_INFO_BOOT_LOADER_NAME)
 		boot_info.loader_name = mb_string(mbi->boot_loader_name);
-	if (mbi->flags & MB_INFO_MODS)
+	if (mbi->flags & MB_INFO_MODS) {
+		boot_info.mbi_mods_addr = mbi->mods_addr;
+		boot_info.mbi_mods_count = mbi->mods_count;
 		parse_modules(mbi);
-	if (mbi->flags & MB_INFO_MEM_MAP)
+	}
+	if (mbi->flags & MB_INFO_MEM_MAP) {
+		boot_info.mbi_mmap_addr = mbi->mmap_addr;
+		boot_info.mbi_mmap_length = mbi->mmap_length;
 		parse_mmap(mbi);
+	}
 }
 
 uint64_t boot_ram_size(void)
@@ -61,4 +69,46 @@ uint64_t boot_ram_size(void)
 	if (!(boot_info.mb_flags & MB_INFO_MEMORY))
 		return 0;
 	return 1 * MiB + (uint64_t)boot_info.mem_upper_kib * KiB;
+}
+
+static bool overlaps(uint64_t start, uint64_t end, uint64_t a, uint64_t len)
+{
+	return len && start < a + len && a < end;
+}
+
+static bool overlaps_str(uint64_t start, uint64_t end, const char *str)
+{
+	return *str && overlaps(start, end, (uintptr_t)str, strlen(str) + 1);
+}
+
+static bool range_is_ram(uint64_t start, uint64_t end)
+{
+	if (!boot_info.nr_mmap)
+		return (boot_info.mb_flags & MB_INFO_MEMORY) &&
+		       end <= (uint64_t)boot_info.mem_lower_kib * KiB;
+	for (unsigned i = 0; i < boot_info.nr_mmap; i++) {
+		const struct boot_mmap *m = &boot_info.mmap[i];
+
+		if (m->type == MB_MMAP_AVAILABLE && m->base <= start && end <= m->base + m->length)
+			return true;
+	}
+	return false;
+}
+
+bool boot_range_free(uint64_t start, uint64_t end)
+{
+	const struct boot_info *b = &boot_info;
+
+	if (!range_is_ram(start, end) ||
+	    overlaps(start, end, b->mbi_phys, sizeof(struct mb_info)) ||
+	    overlaps(start, end, b->mbi_mmap_addr, b->mbi_mmap_length) ||
+	    overlaps(start, end, b->mbi_mods_addr,
+		     (uint64_t)b->mbi_mods_count * sizeof(struct mb_module_entry)) ||
+	    overlaps_str(start, end, b->cmdline) || overlaps_str(start, end, b->loader_name))
+		return false;
+	for (unsigned i = 0; i < b->nr_modules; i++)
+		if (overlaps(start, end, b->modules[i].start, b->modules[i].end - b->modules[i].start) ||
+		    overlaps_str(start, end, b->modules[i].cmdline))
+			return false;
+	return true;
 }

@@ -62,9 +62,13 @@ struct boot_mmap {
 };
 
 /* What the loader told us, in plain form. Strings point into the
- * loader's memory, which the guest never reuses. */
+ * loader's memory, which the guest never reuses: boot_range_free() keeps
+ * the SMP trampoline off it. */
 struct boot_info {
 	uint32_t mb_flags;              /* mb_info.flags as given */
+	uint32_t mbi_phys;              /* struct mb_info itself */
+	uint32_t mbi_mmap_addr, mbi_mmap_length;        /* the raw memory map */
+	uint32_t mbi_mods_addr, mbi_mods_count;         /* the raw module list */
 	uint32_t mem_lower_kib;         /* valid with MB_INFO_MEMORY */
 	uint32_t mem_upper_kib;
 	const char *cmdline;            /* "" if none */
@@ -82,5 +86,11 @@ void multiboot_parse(uint32_t mbi_phys);
 /* RAM below the first hole above 1 MiB: 1 MiB + mem_upper; 0 if the
  * loader gave no memory information. */
 uint64_t boot_ram_size(void);
+
+/* [start, end) is RAM (an available memory map entry, else below
+ * mem_lower) and holds nothing the loader handed over: the boot
+ * information, its arrays and strings, the modules. false without any
+ * memory information. */
+bool boot_range_free(uint64_t start, uint64_t end);
 
 #endif

@@ -18,11 +18,31 @@ unsigned cpus_online(void)
 	return __atomic_load_n(&nr_online, __ATOMIC_ACQUIRE);
 }
 
+void percpu_bind(unsigned apic_id)
+{
+	percpu(apic_id)->apic_id = apic_id;
+}
+
+static void set_online(struct percpu *p, bool online)
+{
+	bool was = __atomic_exchange_n(&p->online, online, __ATOMIC_ACQ_REL);
+
+	if (was != online)
+		__atomic_fetch_add(&nr_online, online ? 1u : -1u, __ATOMIC_RELEASE);
+}
+
+void percpu_set_online(bool online)
+{
+	set_online(this_cpu(), online);
+}
+
+void percpu_set_offline(unsigned cpu)
+{
+	set_online(percpu(cpu), false);
+}
+
 void percpu_init(unsigned apic_id)
 {
-	struct percpu *p = percpu(apic_id);
-
-	p->apic_id = apic_id;
-	p->online = true;
-	__atomic_fetch_add(&nr_online, 1, __ATOMIC_RELEASE);
+	percpu_bind(apic_id);
+	percpu_set_online(true);
 }

@@ -19,7 +19,7 @@
 
 struct percpu {
 	uint32_t apic_id;               /* initial APIC ID, CPUID.1:EBX[31:24] */
-	bool online;                    /* reached C on this CPU */
+	bool online;                    /* counted in cpus_online(): waits for work */
 	bool x2apic;                    /* cached IA32_APIC_BASE.EXTD, kept by apic.c */
 	volatile uint32_t ex_vector;    /* last exception fixed up by the extable */
 	volatile uint64_t ex_error_code;/* and its error code */
@@ -55,10 +55,18 @@ static inline unsigned smp_id(void)
 	return this_cpu()->apic_id;
 }
 
-/* Number of CPUs that have reached C (1 until APs are brought up). */
+/* Number of CPUs online (1 until smp_init() brings APs up). */
 unsigned cpus_online(void);
 
-/* Called once per CPU, first thing in C, on that CPU's own stack. */
+/* The BSP, first thing in C, on its own stack: percpu_bind() and
+ * percpu_set_online(). */
 void percpu_init(unsigned apic_id);
+/* First thing in C on every CPU: this stack's area belongs to apic_id. */
+void percpu_bind(unsigned apic_id);
+/* Counts this CPU in or out of cpus_online(); repeats do nothing, so an
+ * AP restarted by INIT/SIPI is counted once. */
+void percpu_set_online(bool online);
+/* For the CPU that takes another one down with INIT. */
+void percpu_set_offline(unsigned cpu);
 
 #endif

@@ -30,16 +30,3 @@ void guest_start(unsigned apic_id, uint32_t mbi_phys)
 	args_init(boot_info.cmdline);
 	exit(main(guest_argc, guest_argv));
 }
-
-/* Until SMP support brings APs up on purpose, one that arrives anyway
- * gets a working CPU area and IDT, then parks with interrupts off. */
-__weak void ap_start(unsigned apic_id)
-{
-	percpu_init(apic_id);
-	idt_load();
-	apic_cpu_init();
-	for (;;) {
-		cli();
-		hlt();
-	}
-}

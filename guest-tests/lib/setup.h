@@ -38,7 +38,7 @@ void __noreturn exit(int status);
 
 /* Entry points from boot.asm, on the CPU's own stack. */
 void __noreturn guest_start(unsigned apic_id, uint32_t mbi_phys);
-/* Where APs arrive (see boot.asm); weak: SMP support will replace it. */
+/* Where APs arrive (see boot.asm): smp.c. */
 void __noreturn ap_start(unsigned apic_id);
 
 /* For the runtime: splits the command line into guest_argc/guest_argv. */

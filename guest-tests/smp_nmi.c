@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * smp_nmi: NMI IPIs (ICR delivery mode 100b, vector field ignored; Intel
+ * SDM Vol. 3A, "Interrupt Command Register (ICR)"), which the target
+ * takes as interrupt 2 whatever its RFLAGS.IF:
+ *
+ *  - BSP -> AP, one at a time: the AP's NMI handler runs once per NMI,
+ *    on the AP only;
+ *  - to an AP spinning with IF=0: taken at once, IF still 0 inside;
+ *  - to an AP halted with IF=0 (CLI; HLT, which only NMI, SMI and INIT
+ *    end): it runs the handler and resumes after the HLT;
+ *  - AP -> BSP;
+ *
+ * in xAPIC and in x2APIC mode. peer=N picks the AP (default 1).
+ */
+#include "lib/guest.h"
+#include "lib/smp.h"
+#include "lib/smp_hits.h"
+#include "lib/tsc.h"
+
+#define NR_NMIS                 5u
+#define HALT_POLL_US            20u
+#define HALT_WAIT_US            10000u
+
+static struct smp_hits hits;
+static unsigned peer;
+static volatile uint64_t nmi_rflags;    /* RFLAGS the last NMI interrupted */
+
+static void nmi_handler(struct ex_regs *regs)
+{
+	nmi_rflags = regs->rflags;
+	smp_hits_record(&hits);
+}
+
+static void send_nmi(unsigned dest)
+{
+	apic_icr_write(smp_icr(LAPIC_DM_NMI, 0, LAPIC_DEST_NONE, false), dest);
+}
+
+static unsigned send_each(unsigned dest)
+{
+	for (unsigned i = 0; i < NR_NMIS; i++) {
+		send_nmi(dest);
+		if (!smp_hits_expect(&hits, (uint32_t)BIT(dest), i + 1, SMP_HITS_TIMEOUT_US, 0, NULL))
+			return i;
+	}
+	return NR_NMIS;
+}
+
+static void ap_to_bsp(void *arg)
+{
+	*(unsigned *)arg = send_each(0);
+}
+
+static void report_one_way(unsigned from, unsigned to, unsigned arrived)
+{
+	bool ok = arrived == NR_NMIS &&
+		  smp_hits_expect(&hits, (uint32_t)BIT(to), NR_NMIS, 0, SMP_HITS_QUIET_US, NULL);
+
+	report(ok, "CPU %u -> CPU %u: %u NMIs, %u+%u handler runs on CPU 0+%u", from, to, NR_NMIS,
+	       smp_hits_of(&hits, 0), smp_hits_of(&hits, peer), peer);
+}
+
+static volatile uint32_t ap_ready, ap_resumed;
+static volatile uint64_t ap_if_after;
+
+/* On the AP: IF=0, spin until the NMI has run (bounded). */
+static void ap_spin_cli(void *arg)
+{
+	uint64_t deadline = tsc_deadline_us(SMP_HITS_TIMEOUT_US);
+
+	(void)arg;
+	cli();
+	ap_ready = 1;
+	while (!smp_hits_of(&hits, peer) && !tsc_passed(deadline))
+		pause();
+	ap_if_after = read_rflags() & X86_EFLAGS_IF;
+}
+
+/* On the AP: IF=0 and HLT; only the NMI brings it past. */
+static void ap_halt_cli(void *arg)
+{
+	(void)arg;
+	cli();
+	ap_ready = 1;
+	hlt();
+	ap_resumed = 1;
+}
+
+/* Under tickvisor the AP's HLT is a VM exit: wait until the guest's HLT
+ * count grows, so the NMI surely finds it halted. Elsewhere, a delay. */
+static bool wait_halted(uint64_t hlt_before)
+{
+	uint64_t deadline = tsc_deadline_us(HALT_WAIT_US);
+
+	if (!tickvisor_present()) {
+		tsc_delay_us(HALT_WAIT_US / 10);
+		return true;
+	}
+	while (tv_exits(VMX_EXIT_HLT) == hlt_before)
+		if (tsc_passed(deadline))
+			return false;
+		else
+			tsc_delay_us(HALT_POLL_US);
+	return true;
+}
+
+static bool start_on_peer(void (*fn)(void *))
+{
+	uint64_t deadline = tsc_deadline_us(SMP_HITS_TIMEOUT_US);
+
+	smp_hits_clear(&hits);
+	ap_ready = ap_resumed = 0;
+	nmi_rflags = ~0ull;
+	if (!on_cpu_async(peer, fn, NULL))
+		return false;
+	while (!ap_ready && !tsc_passed(deadline))
+		pause();
+	return ap_ready;
+}
+
+static void test_cli_spin(void)
+{
+	bool back;
+
+	if (!start_on_peer(ap_spin_cli))
+		return;
+	send_nmi(peer);
+	back = on_cpu_wait(peer);
+	report(back && smp_hits_of(&hits, peer) == 1 && !(nmi_rflags & X86_EFLAGS_IF) && !ap_if_after,
+	       "CPU %u spinning with IF=0: NMI taken once (%u runs), IF=0 inside and after", peer,
+	       smp_hits_of(&hits, peer));
+}
+
+/*
+ * Known tickvisor bug: it ends a guest whose vCPU executes HLT with IF=0
+ * ("the vCPU would sleep forever"), although with several vCPUs an NMI
+ * or INIT IPI still wakes it (SDM, HLT: "An enabled interrupt (including
+ * NMI and SMI), ... the INIT# signal ... will resume execution"). Under
+ * tickvisor this runs only with cli_hlt=1.
+ */
+static void test_cli_halt(void)
+{
+	uint64_t hlt_before = tickvisor_present() ? tv_exits(VMX_EXIT_HLT) : 0;
+	bool halted, back;
+
+	if (tickvisor_present() && !arg_get_ulong("cli_hlt", 0)) {
+		report_skip("CPU %u halted with IF=0, woken by NMI: tickvisor ends the guest "
+			    "at such a HLT (run with cli_hlt=1)", peer);
+		return;
+	}
+	if (!start_on_peer(ap_halt_cli))
+		return;
+	halted = wait_halted(hlt_before);
+	send_nmi(peer);
+	back = on_cpu_wait(peer);
+	report(halted && back && ap_resumed && smp_hits_of(&hits, peer) == 1,
+	       "CPU %u halted with IF=0 (%s): the NMI wakes it, %u run(s), resumes after HLT",
+	       peer, halted ? "HLT exit seen" : "no HLT exit seen", smp_hits_of(&hits, peer));
+}
+
+static void test_mode(bool x2)
+{
+	unsigned arrived = 0;
+
+	report_prefix_push(x2 ? "x2APIC" : "xAPIC");
+	smp_hits_clear(&hits);
+	report_one_way(0, peer, send_each(peer));
+	test_cli_spin();
+	test_cli_halt();
+	smp_hits_clear(&hits);
+	if (on_cpu(peer, ap_to_bsp, &arrived))
+		report_one_way(peer, 0, arrived);
+	report_prefix_pop();
+}
+
+int main(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	report_prefix_push("smp_nmi");
+	peer = (unsigned)arg_get_ulong("peer", 1);
+	if (cpu_count() <= peer) {
+		report_skip("needs CPU %u, have %u CPUs", peer, cpu_count());
+		return report_summary();
+	}
+	handle_irq(NMI_VECTOR, nmi_handler);
+	if (!report(smp_init() == cpu_count(), "%u CPUs online", cpu_count()))
+		return report_summary();
+	sti();
+	test_mode(false);
+	if (smp_set_x2apic(true))
+		test_mode(true);
+	else
+		report_skip("x2APIC: not available");
+	return report_summary();
+}

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * smp_pingpong: IPI round trips between CPU 0 and CPU 1, as a benchmark.
+ *
+ * CPU 1 spins with interrupts on (an on_cpu() function); its PING handler
+ * answers with a PONG IPI to CPU 0 from inside the handler. CPU 0 stamps
+ * the TSC, sends PING, spins with interrupts on until its PONG handler
+ * has run, and stamps again. rounds=N round trips (default 200); every
+ * one must come back (bounded wait), each handler must run once per
+ * round on its own CPU only. Reported: min/p50/max cycles, the VM exits
+ * per round trip under tickvisor, and one line
+ *
+ *   BENCH name=ipi_roundtrip unit=cycles n=200 min=.. p50=.. p99=.. max=.. mean=..
+ *
+ * apic=x2apic runs both CPUs in x2APIC mode (name ipi_roundtrip_x2apic).
+ */
+#include "lib/guest.h"
+#include "lib/smp.h"
+#include "lib/smp_hits.h"
+#include "lib/tsc.h"
+
+#define PING_VECTOR             0x45u
+#define PONG_VECTOR             0x46u
+#define ROUNDS_DEFAULT          200u
+#define ROUNDS_MAX              1000u
+#define PEER                    1u
+
+static struct smp_hits pings, pongs;
+static uint64_t rt[ROUNDS_MAX];
+static volatile bool stop;
+
+static void ping_handler(struct ex_regs *regs)
+{
+	(void)regs;
+	smp_hits_record(&pings);
+	apic_eoi();
+	apic_icr_write(smp_icr(LAPIC_DM_FIXED, PONG_VECTOR, LAPIC_DEST_NONE, false), 0);
+}
+
+static void pong_handler(struct ex_regs *regs)
+{
+	(void)regs;
+	smp_hits_record(&pongs);
+	apic_eoi();
+}
+
+/* On CPU 1: answer pings until told to stop (bounded). */
+static void responder(void *arg)
+{
+	uint64_t deadline = tsc_deadline_us(*(const uint64_t *)arg);
+
+	sti();
+	while (!stop && !tsc_passed(deadline))
+		pause();
+}
+
+static bool one_round(unsigned i)
+{
+	uint64_t deadline = tsc_deadline_us(SMP_HITS_TIMEOUT_US);
+	uint64_t t0 = rdtsc();
+
+	apic_icr_write(smp_icr(LAPIC_DM_FIXED, PING_VECTOR, LAPIC_DEST_NONE, false), PEER);
+	while (smp_hits_of(&pongs, 0) <= i)
+		if (tsc_passed(deadline))
+			return false;
+		else
+			pause();
+	rt[i] = rdtsc() - t0;
+	return true;
+}
+
+static void sort(uint64_t *v, unsigned n)
+{
+	for (unsigned i = 1; i < n; i++)
+		for (unsigned j = i; j && v[j - 1] > v[j]; j--) {
+			uint64_t t = v[j];
+
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+}
+
+static void report_stats(const char *name, unsigned n, uint64_t exits)
+{
+	uint64_t sum = 0;
+
+	sort(rt, n);
+	for (unsigned i = 0; i < n; i++)
+		sum += rt[i];
+	report_info("round trip over %u rounds: min %lu p50 %lu max %lu cycles (p50 %lu us)", n,
+		    rt[0], rt[n / 2], rt[n - 1], tsc_to_us(rt[n / 2]));
+	if (exits)
+		report_info("%lu VM exits per round trip (both CPUs)", (exits + n / 2) / n);
+	printf("BENCH name=%s unit=cycles n=%u min=%lu p50=%lu p99=%lu max=%lu mean=%lu\n", name, n,
+	       rt[0], rt[n / 2], rt[n * 99 / 100], rt[n - 1], sum / n);
+}
+
+int main(int argc, char **argv)
+{
+	const char *apic = arg_get("apic");
+	bool x2 = apic && !strcmp(apic, "x2apic");
+	unsigned rounds = (unsigned)arg_get_ulong("rounds", ROUNDS_DEFAULT), done = 0;
+	uint64_t budget_us, exits0 = 0, exits = 0;
+
+	(void)argc;
+	(void)argv;
+	report_prefix_push("smp_pingpong");
+	if (cpu_count() <= PEER) {
+		report_skip("needs 2 CPUs, have %u", cpu_count());
+		return report_summary();
+	}
+	rounds = rounds < 1 ? 1 : rounds > ROUNDS_MAX ? ROUNDS_MAX : rounds;
+	handle_irq(PING_VECTOR, ping_handler);
+	handle_irq(PONG_VECTOR, pong_handler);
+	if (!report(smp_init() == cpu_count(), "%u CPUs online", cpu_count()))
+		return report_summary();
+	if (x2 && !smp_set_x2apic(true)) {
+		report_skip("apic=x2apic: no x2APIC");
+		return report_summary();
+	}
+	sti();
+	smp_hits_clear(&pings);
+	smp_hits_clear(&pongs);
+	budget_us = (uint64_t)rounds * SMP_HITS_TIMEOUT_US;
+	if (!on_cpu_async(PEER, responder, &budget_us))
+		return report_summary();
+	if (tickvisor_present())
+		exits0 = tv_exits(TV_EXITS_TOTAL);
+	while (done < rounds && one_round(done))
+		done++;
+	if (tickvisor_present())
+		exits = tv_exits(TV_EXITS_TOTAL) - exits0 - 1;  /* this VMCALL's own exit */
+	stop = true;
+	on_cpu_wait(PEER);
+	report(done == rounds, "%u of %u round trips came back", done, rounds);
+	report(smp_hits_expect(&pings, (uint32_t)BIT(PEER), done, 0, SMP_HITS_QUIET_US, NULL) &&
+	       smp_hits_expect(&pongs, (uint32_t)BIT(0), done, 0, 0, NULL),
+	       "PING ran %u times on CPU %u only, PONG %u times on CPU 0 only",
+	       smp_hits_of(&pings, PEER), PEER, smp_hits_of(&pongs, 0));
+	if (done)
+		report_stats(x2 ? "ipi_roundtrip_x2apic" : "ipi_roundtrip", done, exits);
+	return report_summary();
+}

@@ -130,6 +130,7 @@ static struct vcpu *vcpu_alloc(struct guest *g, uint32_t id)
 
 	v->guest = g;
 	v->id = id;
+	v->init_cd_nw = CR0_CD | CR0_NW;        /* power-up state */
 	v->msr_bitmap = msr_bitmap_new();
 	g->vcpus[id] = v;
 	vapic_create(v);

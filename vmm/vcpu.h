@@ -51,6 +51,7 @@ struct vcpu {
 	uint64_t spin_target;           /* the entry wait to observe for auto advance */
 	uint32_t notices;               /* rate limit for guest-caused notices */
 	bool wait_sipi;                 /* after INIT: waiting for a SIPI, not entered */
+	uint64_t init_cd_nw;            /* CR0.CD/NW an INIT keeps (power-up: both set) */
 	bool intr_dirty;                /* IRR/ISR changed by tickvisor: resync RVI/SVI */
 	uint64_t cr0_mask, cr4_mask;    /* guest/host masks written to the VMCS */
 	uint32_t entry_ctls;            /* cached VM-entry controls (IA-32e mode bit) */

@@ -99,6 +99,10 @@ static int vcpu_init_sipi(struct vcpu *v)
 		if (READ_ONCE(v->guest->ended))
 			return -1;
 		if (__atomic_exchange_n(&l->init_pending, false, __ATOMIC_ACQ_REL)) {
+			/* INIT keeps CD/NW (SDM); a vCPU that never ran keeps
+			 * the power-up values. */
+			if (v->regs.launched && !v->wait_sipi)
+				v->init_cd_nw = vcpu_cr0_guest(v) & (CR0_CD | CR0_NW);
 			vlapic_reset(l, true);
 			vcpu_timer_reset(v);
 			v->intr_dirty = true;

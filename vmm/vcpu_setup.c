@@ -182,8 +182,8 @@ void vcpu_reset_multiboot(struct vcpu *v, uint32_t entry, uint32_t mbi)
 }
 
 /* SDM Vol. 3A, "Processor State After Reset" (INIT column), entered at
- * the SIPI vector: real mode, CS = vector << 8, IP = 0, caches as after
- * INIT (CD/NW as the guest sees them; VMX keeps the real ones it needs). */
+ * the SIPI vector: real mode, CS = vector << 8, IP = 0, CR0 = ET plus the
+ * CD/NW the INIT found (set at power-up: v->init_cd_nw). */
 void vcpu_reset_sipi(struct vcpu *v, uint8_t vector)
 {
 	for (enum vmx_seg s = SEG_ES; s <= SEG_GS; s++)
@@ -195,7 +195,7 @@ void vcpu_reset_sipi(struct vcpu *v, uint8_t vector)
 	vmwrite(VMCS_GUEST_GDTR_LIMIT, 0xffff);
 	vmwrite(VMCS_GUEST_IDTR_BASE, 0);
 	vmwrite(VMCS_GUEST_IDTR_LIMIT, 0xffff);
-	vcpu_set_cr0(v, CR0_ET | CR0_CD | CR0_NW);
+	vcpu_set_cr0(v, CR0_ET | v->init_cd_nw);
 	vmwrite(VMCS_GUEST_CR3, 0);
 	vcpu_set_cr4(v, 0);
 	vmwrite(VMCS_GUEST_EFER, 0);

@@ -34,6 +34,10 @@ struct vlapic_ops {
 	void (*mode_changed)(struct vlapic *l);
 	/* A notice for the log (rate-limited by the caller). */
 	void (*notice)(struct vlapic *l, const char *msg);
+	/* Optional: deliver an edge-triggered fixed interrupt to l another
+	 * way (posted interrupts, when l's vCPU runs elsewhere); true if it
+	 * did, and then IRR and notify() are its business. */
+	bool (*post)(struct vlapic *l, uint8_t vec);
 };
 
 /* The vlapics of one guest, for IPI routing (index = APIC ID = vCPU). */

@@ -93,6 +93,8 @@ void vlapic_accept(struct vlapic *l, uint32_t dm, uint8_t vec, bool level)
 			__atomic_fetch_or(reg_ptr(l, LAPIC_TMR, vec), VEC_BIT(vec), __ATOMIC_RELAXED);
 		else
 			__atomic_fetch_and(reg_ptr(l, LAPIC_TMR, vec), ~VEC_BIT(vec), __ATOMIC_RELAXED);
+		if (!level && l->ops->post && l->ops->post(l, vec))
+			return;
 		__atomic_fetch_or(reg_ptr(l, LAPIC_IRR, vec), VEC_BIT(vec), __ATOMIC_RELEASE);
 		break;
 	case LAPIC_DM_NMI:

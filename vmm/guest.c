@@ -162,6 +162,7 @@ static void vcpu_thread(void *arg)
 
 static void vcpu_free(struct vcpu *v)
 {
+	vapic_pi_free(v);
 	if (v->vmcs)
 		mem_free(v->vmcs, PAGE_SIZE);
 	if (v->lapic)

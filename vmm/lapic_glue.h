@@ -45,6 +45,17 @@ int exit_apic_write(struct vcpu *v);
 int exit_eoi_induced(struct vcpu *v);
 int exit_tpr_below(struct vcpu *v);
 
+/* Posted interrupts (vmm/vapic_pi.c). */
+bool vapic_pi_usable(const struct guest *g);
+void vapic_pi_init(struct vcpu *v);
+void vapic_pi_free(struct vcpu *v);
+void vapic_pi_enable(struct vcpu *v, bool on);
+bool vapic_pi_post(struct vcpu *v, uint8_t vec);
+/* Folds posted requests into IRR (before entry, while halted). */
+void vapic_pi_sync(struct vcpu *v);
+/* INIT: posted requests die with the rest of the APIC state. */
+void vapic_pi_clear(struct vcpu *v);
+
 /* TV_HC_INFO flags: APICv in use, timer backend. */
 uint32_t vcpu_info_flags(struct vcpu *v);
 

@@ -67,9 +67,14 @@ static void op_notice(struct vlapic *l, const char *msg)
 			v->notices == NOTICE_LIMIT ? " (further notices suppressed)" : "");
 }
 
+static bool op_post(struct vlapic *l, uint8_t vec)
+{
+	return vapic_pi_post(owner(l), vec);
+}
+
 static const struct vlapic_ops vapic_ops = {
 	.now = op_now, .timer_update = op_timer_update, .notify = op_notify,
-	.mode_changed = op_mode_changed, .notice = op_notice,
+	.mode_changed = op_mode_changed, .notice = op_notice, .post = op_post,
 };
 
 bool vapic_apicv_usable(const struct guest *g, const char **why_not)
@@ -193,8 +198,13 @@ void vapic_mode_sync(struct vcpu *v)
 	l->hw_vid = apicv && vlapic_sw_enabled(l);
 	v->intr_dirty = true;
 	msr_bitmap_x2apic(v, apicv && mode == VLAPIC_X2APIC, l->hw_vid);
+	if (!l->hw_vid)
+		vapic_pi_enable(v, false);
 	if (apicv)
 		apicv_controls(v, mode, l->hw_vid);
+	if (l->hw_vid)
+		vapic_pi_enable(v, true);
+	vapic_pi_sync(v);
 }
 
 void vapic_create(struct vcpu *v)
@@ -226,6 +236,7 @@ void vapic_vcpu_init(struct vcpu *v)
 		for (unsigned i = 0; i < 4; i++)
 			vmwrite(VMCS_EOI_EXIT_BITMAP0 + 2 * i, 0);
 		vmwrite(VMCS_GUEST_INTR_STATUS, 0);
+		vapic_pi_init(v);
 	}
 	vapic_mode_sync(v);
 }

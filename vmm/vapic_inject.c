@@ -113,6 +113,7 @@ void vapic_inject(struct vcpu *v)
 			set_proc_ctl(v, PROC_INTR_WINDOW, true);
 		return;
 	}
+	vapic_pi_sync(v);
 	if (inject_nmi(v, intr))
 		return;
 	if (v->lapic->hw_vid) {
@@ -139,6 +140,7 @@ bool vapic_has_event(struct vcpu *v, bool if_set)
 {
 	struct vlapic *l = v->lapic;
 
+	vapic_pi_sync(v);
 	if (READ_ONCE(l->nmi_pending) || READ_ONCE(l->init_pending))
 		return true;
 	/* With APICv the CPU compares RVI with VPPR the same way. */

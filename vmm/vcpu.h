@@ -53,6 +53,8 @@ struct vcpu {
 	bool wait_sipi;                 /* after INIT: waiting for a SIPI, not entered */
 	uint64_t init_cd_nw;            /* CR0.CD/NW an INIT keeps (power-up: both set) */
 	bool intr_dirty;                /* IRR/ISR changed by tickvisor: resync RVI/SVI */
+	struct pi_desc *pi;             /* posted-interrupt descriptor, or NULL */
+	bool pi_on;                     /* posted-interrupt processing enabled now */
 	uint64_t cr0_mask, cr4_mask;    /* guest/host masks written to the VMCS */
 	uint32_t entry_ctls;            /* cached VM-entry controls (IA-32e mode bit) */
 	uint32_t proc_ctls;             /* cached primary processor-based controls */

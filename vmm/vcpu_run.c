@@ -104,6 +104,7 @@ static int vcpu_init_sipi(struct vcpu *v)
 			if (v->regs.launched && !v->wait_sipi)
 				v->init_cd_nw = vcpu_cr0_guest(v) & (CR0_CD | CR0_NW);
 			vlapic_reset(l, true);
+			vapic_pi_clear(v);
 			vcpu_timer_reset(v);
 			v->intr_dirty = true;
 			v->wait_sipi = true;

@@ -175,6 +175,7 @@ void vcpu_timer_host_init(void)
 	irq_register(VEC_HOST_TIMER, host_timer_irq);
 	irq_register(VEC_HPET, hpet_irq);
 	irq_register(VEC_KICK, kick_irq);
+	irq_register(VEC_POSTED, kick_irq);     /* a notification that found us in root mode */
 }
 
 int vcpu_timer_block(struct vcpu *v, bool if_set)

@@ -118,8 +118,10 @@ void vapic_inject(struct vcpu *v)
 		return;
 	if (v->lapic->hw_vid) {
 		sync_intr_status(v);
-		wake_halted(v);
-		hlt_exit_if_blocked(v, vlapic_pending_vector(v->lapic), intr);
+		if (v->guest->spec->opts.hlt == HLT_GUEST) {
+			wake_halted(v);
+			hlt_exit_if_blocked(v, vlapic_pending_vector(v->lapic), intr);
+		}
 		return;
 	}
 	vec = vlapic_pending_vector(v->lapic);

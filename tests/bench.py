@@ -278,7 +278,7 @@ def main():
                         f"bench_timer {TIMER_ARGS} tsc_hz={tsc_hz}", 1, native_emu)
     if os.path.exists(os.path.join(guests, "smp_pingpong.elf")):
         native.update(run_native(build, out, os.path.join(guests, "smp_pingpong.elf"),
-                                 "smp_pingpong", 2, native_emu))
+                                 "smp_pingpong cpus=2", 2, native_emu))
     configs = {"native": native}
     for c, _ in CONFIGS:
         configs[c] = tv.get(c.replace("/", "."), {})

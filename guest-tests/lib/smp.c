@@ -35,12 +35,15 @@ _Static_assert(sizeof(struct smp_tramp_log) == 16, "LOG_SHIFT");
 static uint32_t tramp_page;             /* physical; 0 until installed */
 static struct smp_ap_boot ap_boot[MAX_CPUS];
 
+/* fw_cfg where there is one (tickvisor, QEMU); bare hardware has none
+ * here, so a cpus=N argument says how many to expect. */
 unsigned cpu_count(void)
 {
 	static unsigned n;
 
 	if (!n) {
-		unsigned c = fwcfg_cpu_count();
+		unsigned c = fwcfg_present() ? fwcfg_cpu_count()
+					     : (unsigned)arg_get_ulong("cpus", 1);
 
 		n = c < MAX_CPUS ? c : MAX_CPUS;
 	}

@@ -51,8 +51,11 @@ void vapic_pi_init(struct vcpu *v);
 void vapic_pi_free(struct vcpu *v);
 void vapic_pi_enable(struct vcpu *v, bool on);
 bool vapic_pi_post(struct vcpu *v, uint8_t vec);
-/* Folds posted requests into IRR (before entry, while halted). */
+/* Folds posted requests into IRR (before entry, while halted) after a
+ * notification the CPU took in root mode, or when posting is off. */
 void vapic_pi_sync(struct vcpu *v);
+/* The host interrupt handler of the notification vector. */
+void vapic_pi_notified(void);
 /* INIT: posted requests die with the rest of the APIC state. */
 void vapic_pi_clear(struct vcpu *v);
 

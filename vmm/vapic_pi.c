@@ -7,6 +7,11 @@
  * VM exit. A notification that finds its CPU in root mode (or halted) is
  * an ordinary host interrupt, and the descriptor is folded into IRR
  * before the next entry. Used with virtual-interrupt delivery only.
+ *
+ * Software folds the descriptor only after such a root-mode notification:
+ * one still in flight is then processed by the CPU with the requests it
+ * announces. (Bochs 3.0 turns a notification that finds the descriptor
+ * and VIRR empty into a delivery of vector 0xff, which wedges the guest.)
  */
 #include "drivers/apic.h"
 #include "vmm/irq.h"
@@ -79,11 +84,22 @@ bool vapic_pi_post(struct vcpu *v, uint8_t vec)
 	return true;
 }
 
+void vapic_pi_notified(void)
+{
+	struct vcpu *v = this_cpu()->vcpu;
+
+	if (v && v->pi)
+		WRITE_ONCE(v->pi_notified, true);
+}
+
 void vapic_pi_sync(struct vcpu *v)
 {
 	uint32_t *irr = (uint32_t *)(v->lapic->page + LAPIC_IRR);
 
-	if (!v->pi || !(READ_ONCE(v->pi->ctl) & PI_ON))
+	if (!v->pi || (!READ_ONCE(v->pi_notified) && READ_ONCE(v->pi_on)))
+		return;
+	WRITE_ONCE(v->pi_notified, false);
+	if (!(READ_ONCE(v->pi->ctl) & PI_ON))
 		return;
 	__atomic_fetch_and(&v->pi->ctl, ~PI_ON, __ATOMIC_ACQ_REL);
 	for (unsigned w = 0; w < 4; w++) {

@@ -55,6 +55,7 @@ struct vcpu {
 	bool intr_dirty;                /* IRR/ISR changed by tickvisor: resync RVI/SVI */
 	struct pi_desc *pi;             /* posted-interrupt descriptor, or NULL */
 	bool pi_on;                     /* posted-interrupt processing enabled now */
+	bool pi_notified;               /* a notification arrived in root mode */
 	uint64_t cr0_mask, cr4_mask;    /* guest/host masks written to the VMCS */
 	uint32_t entry_ctls;            /* cached VM-entry controls (IA-32e mode bit) */
 	uint32_t proc_ctls;             /* cached primary processor-based controls */

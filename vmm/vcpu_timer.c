@@ -170,12 +170,18 @@ static void kick_irq(uint8_t vector)
 	apic_eoi();
 }
 
+static void posted_irq(uint8_t vector)
+{
+	vapic_pi_notified();
+	apic_eoi();
+}
+
 void vcpu_timer_host_init(void)
 {
 	irq_register(VEC_HOST_TIMER, host_timer_irq);
 	irq_register(VEC_HPET, hpet_irq);
 	irq_register(VEC_KICK, kick_irq);
-	irq_register(VEC_POSTED, kick_irq);     /* a notification that found us in root mode */
+	irq_register(VEC_POSTED, posted_irq);   /* a notification that found us in root mode */
 }
 
 int vcpu_timer_block(struct vcpu *v, bool if_set)

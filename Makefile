@@ -3,7 +3,8 @@
 # tickvisor: one Makefile, everything out of tree in build/.
 #
 #   make              build/tickvisor.efi and build/esp.img
-#   make run          boot esp.img (EMU=kvm|bochs|tcg; default kvm if usable, else bochs)
+#   make run          boot esp.img (EMU=kvm|bochs|tcg; default kvm if usable, else bochs;
+#                     CFG=smp for the multi-vCPU tests, CPUS=n)
 #   make test         host unit tests + emulator integration tests
 #   make unit         host unit tests only (cmocka, ASan+UBSan)
 #   make bench        benchmarks (see README)
@@ -110,19 +111,25 @@ include guest-tests/guest.mk
 ESP_SECTORS := 64512
 ESP_CFG     ?= $(BUILD)/tickvisor.cfg
 
-# The bundled guest list, made from the test declarations.
+# The bundled guest lists, made from the test declarations.
 $(BUILD)/tickvisor.cfg: guest-tests/unittests.cfg scripts/guestcfg.py
 	$(call say,GEN,$@)
 	@mkdir -p $(dir $@)
 	$(Q)$(PYTHON) scripts/guestcfg.py bundled $@
 
-$(BUILD)/esp.img: $(BUILD)/tickvisor.efi $(ESP_CFG) $(GUEST_ELFS)
+$(BUILD)/smp.cfg: guest-tests/unittests.cfg scripts/guestcfg.py
+	$(call say,GEN,$@)
+	@mkdir -p $(dir $@)
+	$(Q)$(PYTHON) scripts/guestcfg.py smp $@
+
+$(BUILD)/esp.img: $(BUILD)/tickvisor.efi $(ESP_CFG) $(BUILD)/smp.cfg $(GUEST_ELFS)
 	$(call say,ESP,$@)
 	$(Q)rm -f $@.tmp && truncate -s $$(( $(ESP_SECTORS) * 512 )) $@.tmp
 	$(Q)mformat -i $@.tmp -T $(ESP_SECTORS) -h 16 -s 63 -v TICKVISOR ::
 	$(Q)mmd -i $@.tmp ::/EFI ::/EFI/BOOT ::/EFI/tickvisor ::/EFI/tickvisor/guests
 	$(Q)mcopy -i $@.tmp $(BUILD)/tickvisor.efi ::/EFI/BOOT/BOOTX64.EFI
 	$(Q)mcopy -i $@.tmp $(ESP_CFG) ::/EFI/tickvisor/tickvisor.cfg
+	$(Q)mcopy -i $@.tmp $(BUILD)/smp.cfg ::/EFI/tickvisor/smp.cfg
 	$(Q)$(if $(GUEST_ELFS),mcopy -i $@.tmp $(GUEST_ELFS) ::/EFI/tickvisor/guests/)
 	$(Q)mv $@.tmp $@
 
@@ -133,8 +140,12 @@ include tests/unit/unit.mk
 deps:
 	$(Q)scripts/deps.sh
 
+# CFG=smp runs EFI/tickvisor/smp.cfg (the multi-vCPU tests) instead of
+# tickvisor.cfg, on 4 CPUs unless CPUS says otherwise.
+CPUS ?= $(if $(filter smp,$(CFG)),4,1)
 run: deps all
-	$(Q)scripts/run.sh $(if $(EMU),--emu $(EMU)) $(BUILD)/esp.img
+	$(Q)scripts/run.sh $(if $(EMU),--emu $(EMU)) --cpus $(CPUS) $(if $(CFG),--config $(CFG)) \
+		$(BUILD)/esp.img
 
 test: deps all
 	$(Q)$(PYTHON) tests/harness.py --build $(BUILD)

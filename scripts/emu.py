@@ -252,6 +252,21 @@ def kill(proc):
     proc.wait()
 
 
+def with_config(image, name):
+    """A copy of the ESP image whose tickvisor.cfg is EFI/tickvisor/NAME.cfg
+    (Bochs cannot pass UEFI load options such as config=...)."""
+    out = os.path.join(os.path.dirname(os.path.abspath(image)), f"esp-{name}.img")
+    shutil.copyfile(image, out)
+    tmp = out + ".cfg"
+    r = subprocess.run(["mcopy", "-o", "-i", image, f"::/EFI/tickvisor/{name}.cfg", tmp],
+                       capture_output=True, text=True)
+    if r.returncode:
+        sys.exit(f"tickvisor-run: no EFI/tickvisor/{name}.cfg in {image}")
+    subprocess.run(["mcopy", "-o", "-i", out, tmp, "::/EFI/tickvisor/tickvisor.cfg"], check=True)
+    os.unlink(tmp)
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("image")
@@ -261,8 +276,12 @@ def main():
     ap.add_argument("--timeout", type=int, default=int(os.environ.get("TIMEOUT", "600")))
     ap.add_argument("--workdir", default=None)
     ap.add_argument("--model", default="corei7_skylake_x")
+    ap.add_argument("--config", default=None,
+                    help="boot with EFI/tickvisor/NAME.cfg as tickvisor.cfg (on a copy)")
     a = ap.parse_args()
     emu = a.emu or default_emu()
+    if a.config:
+        a.image = with_config(a.image, a.config)
     print(f"tickvisor-run: booting {a.image} in {emu} ({a.cpus} CPU{'s' if a.cpus > 1 else ''},"
           f" timeout {a.timeout} s)", file=sys.stderr)
     workdir = a.workdir or os.path.join(ROOT, "build", "run", emu)

@@ -6,5 +6,7 @@
 
 /* Guest register dump on serial (the vCPU's VMCS must be current). */
 void vcpu_dump(struct vcpu *v);
+/* After "VM-entry failure: invalid guest state": names the broken rules. */
+void vcpu_check_guest_state(struct vcpu *v);
 
 #endif

@@ -5,6 +5,7 @@
  * be resumed in a state tickvisor does not understand.
  */
 #include "drivers/io.h"
+#include "vmm/dump.h"
 #include "vmm/exit.h"
 #include "vmm/irq.h"
 #include "vmm/lapic_glue.h"
@@ -117,8 +118,13 @@ static int exit_sipi_signal(struct vcpu *v)
 
 static int exit_entry_failure(struct vcpu *v)
 {
-	return vcpu_kill(v, GUEST_STATUS_ENTRY_FAIL, "VM entry failed: %s (qualification %lu)",
-			 vmx_exit_name(v->exit.basic), (unsigned long)v->exit.qual);
+	bool first = !READ_ONCE(v->guest->ended);
+
+	vcpu_kill(v, GUEST_STATUS_ENTRY_FAIL, "VM entry failed: %s (qualification %lu)",
+		  vmx_exit_name(v->exit.basic), (unsigned long)v->exit.qual);
+	if (first && v->exit.basic == VMX_EXIT_INVALID_STATE)
+		vcpu_check_guest_state(v);
+	return -1;
 }
 
 static const exit_fn exit_table[VMX_EXIT_NR] = {

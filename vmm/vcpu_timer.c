@@ -9,6 +9,7 @@
 #include "drivers/apic.h"
 #include "drivers/io.h"
 #include "drivers/string.h"
+#include "timer/preempt.h"
 #include "vmm/exit.h"
 #include "vmm/irq.h"
 #include "vmm/lapic_glue.h"
@@ -20,7 +21,6 @@
 #include "vmm/vcpu_timer.h"
 #include "vmx/vmx.h"
 
-#define PREEMPT_MAX 0xffffffffull
 
 void vcpu_timer_init(struct vcpu *v)
 {
@@ -103,8 +103,7 @@ static void arm_backend(struct vcpu *v, bool armed, uint64_t host_deadline, uint
 		set_preempt(v, false, 0);
 		return;
 	}
-	set_preempt(v, true, MIN(pre > host_now ? (pre - host_now) >> timer_caps.preempt_rate : 0,
-				 PREEMPT_MAX));
+	set_preempt(v, true, preempt_value(pre, host_now, timer_caps.preempt_rate));
 }
 
 void vcpu_timer_before_entry(struct vcpu *v)

@@ -122,6 +122,8 @@ void vlapic_tpr_changed(struct vlapic *l);
 void vlapic_accept(struct vlapic *l, uint32_t dm, uint8_t vec, bool level);
 bool vlapic_take_nmi(struct vlapic *l);
 
+/* The guest TSC jumped by delta (IA32_TSC or IA32_TSC_ADJUST write). */
+void vlapic_tsc_moved(struct vlapic *l, int64_t delta);
 /* Timer expiry processing once the target has passed: delivers LVTT
  * (unless masked) and re-arms a periodic timer. */
 void vlapic_timer_expired(struct vlapic *l, uint64_t now);

@@ -105,3 +105,14 @@ void vlapic_timer_expired(struct vlapic *l, uint64_t now)
 	vlapic_lvt_deliver(l, LAPIC_LVT_TIMER);
 	l->ops->timer_update(l);
 }
+
+void vlapic_tsc_moved(struct vlapic *l, int64_t delta)
+{
+	/* A count (one-shot, periodic) runs on the APIC clock, in real time:
+	 * when the guest's TSC jumps, its target moves with it. A TSC
+	 * deadline is a TSC value and stays where the guest put it. */
+	if (!l->timer.armed || l->timer.mode == VTIMER_TSC_DEADLINE)
+		return;
+	l->timer.target += (uint64_t)delta;
+	l->ops->timer_update(l);
+}

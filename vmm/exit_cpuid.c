@@ -31,6 +31,7 @@
 #define C7_EBX_KEEP (BIT(0) | BIT(3) | BIT(5) | BIT(7) | BIT(8) | BIT(9) | BIT(10) | \
 		     BIT(16) | BIT(17) | BIT(18) | BIT(19) | BIT(20) | BIT(21) | BIT(23) | \
 		     BIT(24) | BIT(26) | BIT(27) | BIT(28) | BIT(29) | BIT(30) | BIT(31))
+#define C7_EBX_TSC_ADJUST BIT(1)
 #define C7_ECX_KEEP (BIT(1) | BIT(6) | BIT(8) | BIT(9) | BIT(10) | BIT(11) | BIT(12) | \
 		     BIT(14) | BIT(22))
 #define C7_EDX_KEEP (BIT(2) | BIT(3) | BIT(4) | BIT(8) | BIT(10))
@@ -113,7 +114,8 @@ static void guest_cpuid(struct vcpu *v, uint32_t leaf, uint32_t sub, struct cpui
 	case 6: *r = (struct cpuid_regs){ C6_EAX_ARAT, 0, 0, 0 }; break;
 	case 7:
 		if (sub == 0) {
-			r->ebx &= C7_EBX_KEEP;
+			/* IA32_TSC_ADJUST is emulated whatever the host has. */
+			r->ebx = (r->ebx & C7_EBX_KEEP) | C7_EBX_TSC_ADJUST;
 			r->ecx &= C7_ECX_KEEP;
 			r->edx &= C7_EDX_KEEP;
 		} else {

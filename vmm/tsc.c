@@ -6,8 +6,12 @@
 
 static void set_offset(struct vcpu *v, uint64_t offset)
 {
+	int64_t delta = (int64_t)(offset - v->tsc_offset);
+
 	v->tsc_offset = offset;
 	vmwrite(VMCS_TSC_OFFSET, offset);
+	if (v->lapic)
+		vlapic_tsc_moved(v->lapic, delta);
 }
 
 uint64_t vcpu_guest_tsc(const struct vcpu *v)

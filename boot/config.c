@@ -197,6 +197,15 @@ static int copy_field(struct cfg_ctx *x, char *dst, size_t size, const char *src
 	return 0;
 }
 
+/* Names and paths may not be empty ("" would name nothing). */
+static int copy_nonempty(struct cfg_ctx *x, char *dst, size_t size, const char *src,
+			 const char *what, const char *empty)
+{
+	if (!*src)
+		return cfg_error(x, empty, NULL);
+	return copy_field(x, dst, size, src, what);
+}
+
 static int split_kv(struct cfg_ctx *x, char *tok, char **val)
 {
 	char *eq = strchr(tok, '=');
@@ -236,7 +245,8 @@ static int guest_kv(struct cfg_ctx *x, struct guest_spec *g, char *tok)
 	} else if (!strcmp(key, "module")) {
 		if (g->nmodules == TV_MAX_MODULES)
 			return cfg_error(x, "too many modules (at most 8) at", val);
-		return copy_field(x, g->modules[g->nmodules++].path, TV_PATH_LEN, val, "path too long:");
+		return copy_nonempty(x, g->modules[g->nmodules++].path, TV_PATH_LEN, val,
+				     "path too long:", "empty module path");
 	} else {
 		return cfg_error(x, "unknown guest option", key);
 	}
@@ -261,8 +271,9 @@ static int parse_guest(struct cfg_ctx *x, struct tv_config *c, char **tok, unsig
 	g->mem_bytes = GUEST_MEM_DEFAULT;
 	g->vcpus = 1;
 	g->cfg_line = x->line;
-	if (copy_field(x, g->name, sizeof(g->name), tok[1], "guest name too long:") ||
-	    copy_field(x, g->path, sizeof(g->path), tok[2], "path too long:"))
+	if (copy_nonempty(x, g->name, sizeof(g->name), tok[1], "guest name too long:",
+			  "empty guest name") ||
+	    copy_nonempty(x, g->path, sizeof(g->path), tok[2], "path too long:", "empty guest path"))
 		return -1;
 	for (unsigned i = 3; i < ntok; i++)
 		if (guest_kv(x, g, tok[i]))
@@ -351,7 +362,8 @@ int config_parse_load_options(struct tv_options *o, enum log_level *lvl, bool *l
 		if (split_kv(&x, tok[i], &val))
 			return -1;
 		if (!strcmp(tok[i], "config")) {
-			if (copy_field(&x, cfg_path, cfg_path_len, val, "path too long:"))
+			if (copy_nonempty(&x, cfg_path, cfg_path_len, val, "path too long:",
+					  "empty config path"))
 				return -1;
 		} else if (!strcmp(tok[i], "log")) {
 			if (parse_log(&x, lvl, val))

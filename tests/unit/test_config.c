@@ -497,6 +497,9 @@ static void test_errors_basic(void **state)
 	expect_err("guest a img\ncmdline=\"a\nb\"\n", 2, "unterminated quote");
 	expect_err_len("timer=hpet\nlog=info\0x\n", 21, 2, "NUL byte in config file");
 	expect_err_len("\0", 1, 1, "NUL byte in config file");
+	expect_err("guest \"\" img\n", 1, "empty guest name");
+	expect_err("guest a \"\"\n", 1, "empty guest path");
+	expect_err("guest a img module=\n", 1, "empty module path");
 }
 
 static void test_errors_limits(void **state)

@@ -19,13 +19,15 @@ void vcpu_dump(struct vcpu *v)
 	const uint64_t *r = v->regs.gpr;
 	const struct vmx_exit *e = &v->exit;
 
+	/* Fresh from the VMCS: the exit path reads only what its handler needs. */
 	pr_err("  exit reason %u (%s)%s, qualification %#lx, guest-physical %#lx",
 	       e->basic, vmx_exit_name(e->basic),
 	       e->reason & VMX_EXIT_REASON_ENTRY_FAIL ? " [VM-entry failure]" : "",
-	       (unsigned long)e->qual, (unsigned long)vmread(VMCS_GUEST_PHYS_ADDR));
-	pr_err("  rip=%016lx rsp=%016lx rflags=%08lx insn_len=%u", (unsigned long)vmread(VMCS_GUEST_RIP),
+	       (unsigned long)vmread(VMCS_EXIT_QUALIFICATION),
+	       (unsigned long)vmread(VMCS_GUEST_PHYS_ADDR));
+	pr_err("  rip=%016lx rsp=%016lx rflags=%08lx insn_len=%lu", (unsigned long)vmread(VMCS_GUEST_RIP),
 	       (unsigned long)vmread(VMCS_GUEST_RSP), (unsigned long)vmread(VMCS_GUEST_RFLAGS),
-	       e->insn_len);
+	       (unsigned long)vmread(VMCS_EXIT_INSN_LEN));
 	pr_err("  cr0=%08lx (guest sees %08lx) cr3=%016lx cr4=%08lx (guest sees %08lx) efer=%lx",
 	       (unsigned long)vmread(VMCS_GUEST_CR0), (unsigned long)vcpu_cr0_guest(v),
 	       (unsigned long)vmread(VMCS_GUEST_CR3), (unsigned long)vmread(VMCS_GUEST_CR4),
@@ -43,5 +45,6 @@ void vcpu_dump(struct vcpu *v)
 	       r[GPR_R15], v->regs.cr2);
 	pr_err("  interruptibility=%lx activity=%lu exit-intr-info=%08x idt-vectoring=%08x",
 	       (unsigned long)vmread(VMCS_GUEST_INTERRUPTIBILITY),
-	       (unsigned long)vmread(VMCS_GUEST_ACTIVITY_STATE), e->intr_info, e->idt_info);
+	       (unsigned long)vmread(VMCS_GUEST_ACTIVITY_STATE),
+	       (uint32_t)vmread(VMCS_EXIT_INTR_INFO), (uint32_t)vmread(VMCS_IDT_VECTORING_INFO));
 }

@@ -54,6 +54,8 @@ void pool_add(struct pool *p, uint64_t base, uint64_t size)
 	uint64_t end = base + size < base ? UINT64_MAX : base + size;
 
 	end = ALIGN_DOWN(end, PAGE_SIZE);
+	if (base > end)         /* no whole page; in the last one ALIGN_UP would wrap */
+		return;
 	base = ALIGN_UP(base, PAGE_SIZE);
 	/* Insert only the parts not already free, so nothing counts twice. */
 	while (base < end) {

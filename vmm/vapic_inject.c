@@ -24,17 +24,18 @@ static void set_proc_ctl(struct vcpu *v, unsigned bit, bool on)
 	}
 }
 
-static bool inject_nmi(struct vcpu *v, uint64_t intr)
+static bool inject_nmi(struct vcpu *v)
 {
 	if (!READ_ONCE(v->lapic->nmi_pending))
 		return false;
-	if (intr & (INTERRUPTIBILITY_NMI | BLOCKING_STI_MOVSS)) {
+	if (vcpu_interruptibility(v) & (INTERRUPTIBILITY_NMI | BLOCKING_STI_MOVSS)) {
 		set_proc_ctl(v, PROC_NMI_WINDOW, true);
 		return false;
 	}
 	if (!vlapic_take_nmi(v->lapic))
 		return false;
 	vmwrite(VMCS_ENTRY_INTR_INFO, 2u | (INTR_TYPE_NMI << 8) | INTR_INFO_VALID);
+	v->injecting = true;
 	return true;
 }
 
@@ -90,51 +91,54 @@ static void wake_halted(struct vcpu *v)
  * the pending interrupt (or interrupt-window exit) ends that HLT, but not
  * every implementation does (Bochs 3.0 does not), so for as long as this
  * lasts HLT exits, and tickvisor's HLT handling delivers at once. */
-static void hlt_exit_if_blocked(struct vcpu *v, int vec, uint64_t intr)
+static bool irq_blocked(struct vcpu *v)
 {
-	bool blocked;
-
-	if (v->guest->spec->opts.hlt != HLT_GUEST)
-		return;
-	blocked = vec >= 0 && (!(vmread(VMCS_GUEST_RFLAGS) & RFLAGS_IF) ||
-			       (intr & BLOCKING_STI_MOVSS));
-	set_proc_ctl(v, PROC_HLT_EXIT, blocked);
+	return !(vmread(VMCS_GUEST_RFLAGS) & RFLAGS_IF) ||
+	       (vcpu_interruptibility(v) & BLOCKING_STI_MOVSS);
 }
 
+static void hlt_exit_if_blocked(struct vcpu *v, int vec)
+{
+	if (v->guest->spec->opts.hlt == HLT_GUEST)
+		set_proc_ctl(v, PROC_HLT_EXIT, vec >= 0 && irq_blocked(v));
+}
+
+/* VMCS fields are read only when something is pending: most entries
+ * have nothing to inject, and every VMREAD costs. */
 void vapic_inject(struct vcpu *v)
 {
-	uint64_t intr = vmread(VMCS_GUEST_INTERRUPTIBILITY);
 	int vec;
 
+	vapic_pi_sync(v);
 	/* Something is already being injected (a re-injected event or an
 	 * exception from emulation): it goes first, we come back after. */
-	if (vmread(VMCS_ENTRY_INTR_INFO) & INTR_INFO_VALID) {
+	if (v->injecting) {
 		if (vlapic_pending_vector(v->lapic) >= 0 || READ_ONCE(v->lapic->nmi_pending))
 			set_proc_ctl(v, PROC_INTR_WINDOW, true);
 		return;
 	}
-	vapic_pi_sync(v);
-	if (inject_nmi(v, intr))
+	if (inject_nmi(v))
 		return;
 	if (v->lapic->hw_vid) {
 		sync_intr_status(v);
 		if (v->guest->spec->opts.hlt == HLT_GUEST) {
 			wake_halted(v);
-			hlt_exit_if_blocked(v, vlapic_pending_vector(v->lapic), intr);
+			hlt_exit_if_blocked(v, vlapic_pending_vector(v->lapic));
 		}
 		return;
 	}
 	vec = vlapic_pending_vector(v->lapic);
 	if (v->guest->apicv)
 		tpr_threshold(v, vec);
-	hlt_exit_if_blocked(v, vec, intr);
+	hlt_exit_if_blocked(v, vec);
 	if (vec < 0)
 		return;
-	if (!(vmread(VMCS_GUEST_RFLAGS) & RFLAGS_IF) || (intr & BLOCKING_STI_MOVSS)) {
+	if (irq_blocked(v)) {
 		set_proc_ctl(v, PROC_INTR_WINDOW, true);
 		return;
 	}
 	vmwrite(VMCS_ENTRY_INTR_INFO, (uint32_t)vec | (INTR_TYPE_EXT_INTR << 8) | INTR_INFO_VALID);
+	v->injecting = true;
 	vlapic_ack(v->lapic, vec);
 }
 

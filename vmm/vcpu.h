@@ -39,6 +39,9 @@ struct vcpu {
 	struct vlapic *lapic;
 	struct vtimer *timer;
 	struct vmx_exit exit;           /* information of the current exit */
+	uint64_t cached_intr_state;     /* guest interruptibility, when intr_state_valid */
+	bool intr_state_valid;          /* ... read (or written) since the last exit */
+	bool injecting;                 /* VM-entry interruption info set since the exit */
 	uint8_t *msr_bitmap;            /* per vCPU: its APIC mode shapes the x2APIC range */
 	uint64_t apic_mapped_base;      /* APIC page mapped (or unmapped) in EPT, ~0: none */
 	bool apic_mode_dirty;           /* APIC mode/base changed: vapic_mode_sync() */
@@ -105,6 +108,10 @@ void *guest_ram_ptr(const struct guest *g, uint64_t gpa, uint64_t len);
 
 /* Makes v notice new pending work: a kick if it runs on another CPU. */
 void vcpu_kick(struct vcpu *v);
+
+/* Guest interruptibility state, read from the VMCS once per exit. */
+uint64_t vcpu_interruptibility(struct vcpu *v);
+void vcpu_set_interruptibility(struct vcpu *v, uint64_t val);
 
 /* Advances RIP past the exiting instruction. */
 void vcpu_skip_insn(struct vcpu *v);

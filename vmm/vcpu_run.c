@@ -14,16 +14,32 @@
 #include "vmm/vcpu_run.h"
 #include "vmx/vmx.h"
 
+uint64_t vcpu_interruptibility(struct vcpu *v)
+{
+	if (!v->intr_state_valid) {
+		v->cached_intr_state = vmread(VMCS_GUEST_INTERRUPTIBILITY);
+		v->intr_state_valid = true;
+	}
+	return v->cached_intr_state;
+}
+
+void vcpu_set_interruptibility(struct vcpu *v, uint64_t val)
+{
+	vmwrite(VMCS_GUEST_INTERRUPTIBILITY, val);
+	v->cached_intr_state = val;
+	v->intr_state_valid = true;
+}
+
 void vcpu_skip_insn(struct vcpu *v)
 {
-	uint64_t intr = vmread(VMCS_GUEST_INTERRUPTIBILITY);
+	uint64_t intr = vcpu_interruptibility(v);
 
 	vmwrite(VMCS_GUEST_RIP, v->exit.rip + v->exit.insn_len);
 	/* The emulated instruction ends any STI/MOV-SS shadow (SDM Vol. 3C,
 	 * "Interruptibility State"). */
 	if (intr & (INTERRUPTIBILITY_STI | INTERRUPTIBILITY_MOV_SS))
-		vmwrite(VMCS_GUEST_INTERRUPTIBILITY,
-			intr & ~(uint64_t)(INTERRUPTIBILITY_STI | INTERRUPTIBILITY_MOV_SS));
+		vcpu_set_interruptibility(v, intr & ~(uint64_t)(INTERRUPTIBILITY_STI |
+								 INTERRUPTIBILITY_MOV_SS));
 }
 
 void vcpu_inject_exception(struct vcpu *v, uint8_t vector, bool has_error, uint32_t error)
@@ -35,6 +51,7 @@ void vcpu_inject_exception(struct vcpu *v, uint8_t vector, bool has_error, uint3
 		vmwrite(VMCS_ENTRY_EXC_ERROR, error);
 	}
 	vmwrite(VMCS_ENTRY_INTR_INFO, info);
+	v->injecting = true;
 }
 
 void vcpu_reinject(struct vcpu *v)
@@ -48,6 +65,7 @@ void vcpu_reinject(struct vcpu *v)
 	if (type == INTR_TYPE_SW_INTR || type == INTR_TYPE_PRIV_SW_EXC || type == INTR_TYPE_SW_EXC)
 		vmwrite(VMCS_ENTRY_INSN_LEN, v->exit.insn_len);
 	vmwrite(VMCS_ENTRY_INTR_INFO, info);
+	v->injecting = true;
 }
 
 int vcpu_block(struct vcpu *v, bool if_set)
@@ -156,6 +174,9 @@ void vcpu_run(struct vcpu *v)
 		v->regs.launched = 1;
 		if (v->spin_target)
 			vcpu_timer_after_entry(v);
+		/* The CPU clears the entry's event injection on every exit. */
+		v->injecting = false;
+		v->intr_state_valid = false;
 		vmx_read_exit(&v->exit);
 		if (!v->lma_by_hw)
 			sync_ia32e(v);

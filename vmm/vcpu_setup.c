@@ -203,9 +203,10 @@ void vcpu_reset_sipi(struct vcpu *v, uint8_t vector)
 	vmwrite(VMCS_GUEST_RIP, 0);
 	vmwrite(VMCS_GUEST_RFLAGS, RFLAGS_FIXED);
 	vmwrite(VMCS_GUEST_DR7, DR7_INIT);
-	vmwrite(VMCS_GUEST_INTERRUPTIBILITY, 0);
+	vcpu_set_interruptibility(v, 0);
 	vmwrite(VMCS_GUEST_ACTIVITY_STATE, ACTIVITY_ACTIVE);
 	vmwrite(VMCS_ENTRY_INTR_INFO, 0);
+	v->injecting = false;
 	memset(&v->regs, 0, __builtin_offsetof(struct guest_regs, host_rsp));
 	v->regs.gpr[GPR_RDX] = cpuid(1, 0).eax;     /* processor signature */
 	v->entry_ctls &= ~(uint32_t)BIT(ENTRY_IA32E_GUEST);

@@ -22,7 +22,7 @@ void advance_init(struct timer_advance *a, enum advance_mode mode, uint32_t ns, 
 
 void advance_observe(struct timer_advance *a, int64_t delta)
 {
-	uint64_t mag = delta < 0 ? (uint64_t)-delta : (uint64_t)delta;
+	uint64_t mag = delta < 0 ? 0 - (uint64_t)delta : (uint64_t)delta;   /* INT64_MIN too */
 	uint64_t step = mag >> ADVANCE_STEP_SHIFT;
 
 	if (a->mode != ADVANCE_AUTO || mag > a->outlier_tsc)

@@ -36,16 +36,23 @@ static uint64_t *next_table(struct ept *e, uint64_t *pte)
 	return t;
 }
 
+static void free_level(struct ept *e, uint64_t *t, unsigned level);
+
 static bool map_one(struct ept *e, uint64_t gpa, uint64_t hpa, unsigned leaf, uint64_t flags)
 {
-	uint64_t *t = e->pml4;
+	uint64_t *t = e->pml4, old;
 
 	for (unsigned level = 3; level > leaf; level--) {
 		t = next_table(e, &t[idx(gpa, level)]);
 		if (!t)
 			return false;
 	}
+	old = t[idx(gpa, leaf)];
 	t[idx(gpa, leaf)] = hpa | flags | (leaf ? EPT_LARGE : 0);
+	/* A 2 MiB leaf (or unmap) that replaced a page table frees it:
+	 * nothing points to it any more, and ept_destroy would miss it. */
+	if (leaf && (old & EPT_RWX) && !(old & EPT_LARGE))
+		free_level(e, (uint64_t *)(old & EPT_ADDR), leaf - 1);
 	return true;
 }
 

@@ -20,6 +20,10 @@ UNIT_SRC_multiboot := vmm/multiboot.c drivers/fmt.c drivers/string.c
 UNIT_SRC_vlapic := lapic/vlapic.c lapic/vlapic_regs.c lapic/vlapic_irq.c lapic/vlapic_icr.c lapic/vlapic_timer.c timer/vtimer.c drivers/string.c
 UNIT_SRC_vtimer := timer/vtimer.c
 UNIT_SRC_timebase := timer/timebase.c
+UNIT_SRC_pool := vmm/pool.c
+UNIT_SRC_ept := vmx/ept.c
+UNIT_SRC_advance := timer/advance.c
+UNIT_SRC_preempt :=
 
 UNIT_TESTS  := $(patsubst tests/unit/test_%.c,%,$(wildcard tests/unit/test_*.c))
 UNIT_BINS   := $(UNIT_TESTS:%=$(UNIT_OUT)/test_%)

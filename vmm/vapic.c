@@ -33,13 +33,15 @@ static struct vcpu *owner(struct vlapic *l)
 	return l->owner;
 }
 
-/* Register accesses happen at the VM exit, not when tickvisor gets round
- * to them: a TMICT write starts counting, and TMCCT is read, at the exit. */
+/* Register accesses happen at the guest's instruction, not when tickvisor
+ * gets round to them: a TMICT write starts counting, and TMCCT is read,
+ * when the instruction ran, the measured exit cost before the stub's
+ * exit TSC. */
 static uint64_t op_now(struct vlapic *l)
 {
 	struct vcpu *v = owner(l);
 
-	return v->regs.exit_tsc + v->tsc_offset;
+	return v->regs.exit_tsc - v->exit_tsc + v->tsc_offset;
 }
 
 static void op_timer_update(struct vlapic *l)

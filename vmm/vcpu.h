@@ -51,6 +51,7 @@ struct vcpu {
 	struct timer_advance advance;
 	bool timer_exit;                /* the last exit was the backend firing */
 	uint64_t entry_tsc;             /* measured: end of the entry wait -> guest */
+	uint64_t exit_tsc;              /* measured: guest instruction -> the stub's exit TSC */
 	uint64_t spin_target;           /* the entry wait to observe for auto advance */
 	uint32_t notices;               /* rate limit for guest-caused notices */
 	bool wait_sipi;                 /* after INIT: waiting for a SIPI, not entered */

@@ -227,12 +227,16 @@ int vcpu_timer_block(struct vcpu *v, bool if_set)
 }
 
 /*
- * How long from the end of the entry stub's wait to the guest's first
- * instruction, on this CPU: the spin for an advanced timer ends that much
- * before the target. Measured, not guessed: the vCPU runs "RDTSC;
- * VMCALL" at a scratch spot of its RAM a few times, with the stub told to
- * wait until a known TSC, and keeps the smallest difference. Done before
- * the guest is loaded, so nothing of the guest runs or is counted.
+ * The two fixed costs around the guest, on this CPU, measured rather than
+ * guessed. The vCPU runs "RDTSC; VMCALL" at a scratch spot of its RAM a
+ * few times, with the entry stub told to wait until a known TSC:
+ * - entry_tsc: end of that wait -> the guest's RDTSC. An advanced timer's
+ *   wait ends that much before its target.
+ * - exit_tsc: the guest's RDTSC -> the stub's TSC at the exit. A register
+ *   access happened that long before the stub saw its exit: TMICT starts
+ *   counting, and TMCCT is read, at the access.
+ * The smallest of the runs counts. Done before the guest is loaded, so
+ * nothing of the guest runs or is counted.
  */
 #define CALIB_GPA   0x500u
 #define CALIB_RUNS  8u
@@ -241,30 +245,33 @@ void vcpu_timer_calibrate(struct vcpu *v)
 {
 	static const uint8_t code[] = { 0x0f, 0x31, 0x0f, 0x01, 0xc1 };  /* rdtsc; vmcall */
 	uint8_t *p = guest_ram_ptr(v->guest, CALIB_GPA, sizeof(code));
-	uint64_t best = ~0ull;
+	uint64_t best_entry = ~0ull, best_exit = ~0ull;
 
-	if (!p || v->advance.mode == ADVANCE_OFF)
+	if (!p)
 		return;
 	vcpu_reset_multiboot(v, CALIB_GPA, 0);  /* flat 32-bit, paging off */
 	for (unsigned i = 0; i < CALIB_RUNS; i++) {
-		uint64_t start;
+		uint64_t start, guest;
 
 		memcpy(p, code, sizeof(code));
 		vmwrite(VMCS_GUEST_RIP, CALIB_GPA);
 		start = rdtsc() + 2000;
 		v->regs.spin_until = start;
 		if (vmx_run(&v->regs) || (uint16_t)vmread(VMCS_EXIT_REASON) != VMX_EXIT_VMCALL) {
-			pr_warn("guest %s: vcpu%u: entry calibration failed (exit %lu): timer advance "
-				"without entry compensation", v->guest->spec->name, v->id,
+			pr_warn("guest %s: vcpu%u: entry calibration failed (exit %lu): timers "
+				"without entry/exit compensation", v->guest->spec->name, v->id,
 				(unsigned long)vmread(VMCS_EXIT_REASON));
 			return;
 		}
 		v->regs.launched = 1;
-		best = MIN(best, ((v->regs.gpr[GPR_RDX] << 32) | (uint32_t)v->regs.gpr[GPR_RAX]) -
-				 start);
+		guest = (v->regs.gpr[GPR_RDX] << 32) | (uint32_t)v->regs.gpr[GPR_RAX];
+		best_entry = MIN(best_entry, guest - start);
+		best_exit = MIN(best_exit, v->regs.exit_tsc - guest);
 	}
 	memset(p, 0, sizeof(code));
-	v->entry_tsc = best;
-	pr_debug("guest %s: vcpu%u: %lu TSC cycles from the end of the entry wait to the guest",
-		 v->guest->spec->name, v->id, (unsigned long)best);
+	v->entry_tsc = best_entry;
+	v->exit_tsc = best_exit;
+	pr_debug("guest %s: vcpu%u: %lu TSC cycles from the entry wait to the guest, %lu from the "
+		 "guest to the exit", v->guest->spec->name, v->id, (unsigned long)best_entry,
+		 (unsigned long)best_exit);
 }

@@ -16,8 +16,8 @@ int vcpu_timer_block(struct vcpu *v, bool if_set);
 int exit_preempt_timer(struct vcpu *v);
 /* After a VM entry that waited for an advanced timer: feed the tuner. */
 void vcpu_timer_after_entry(struct vcpu *v);
-/* Measures the entry stub's wait-to-guest time (v->entry_tsc) before the
- * guest's own state is set up. */
+/* Measures the entry stub's wait-to-guest time (v->entry_tsc) and the
+ * guest-to-exit time (v->exit_tsc) before the guest's own state is set up. */
 void vcpu_timer_calibrate(struct vcpu *v);
 /* vCPU INIT/reset: disarm every hardware timer of this vCPU. */
 void vcpu_timer_reset(struct vcpu *v);

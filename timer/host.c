@@ -17,28 +17,30 @@ const char *timer_kind_name(enum timer_kind k)
 	return (unsigned)k < ARRAY_SIZE(kind_names) ? kind_names[k] : "?";
 }
 
-static bool usable(enum timer_kind k)
+static bool usable(enum timer_kind k, const struct timer_cpu *tc)
 {
 	switch (k) {
 	case TIMER_PREEMPT: return timer_caps.preempt;
 	case TIMER_LAPIC:   return timer_caps.lapic_tscdl || timer_caps.lapic_hz;
-	case TIMER_HPET:    return timer_caps.hpet != NULL;
+	case TIMER_HPET:    return timer_caps.hpet != NULL && tc->hpet_comparator >= 0;
 	default:            return false;
 	}
 }
 
-enum timer_kind timer_select(enum timer_backend_sel sel, const char **why)
+enum timer_kind timer_select(enum timer_backend_sel sel, const struct timer_cpu *tc,
+			     const char **why)
 {
 	enum timer_kind first = sel == TIMER_SEL_LAPIC ? TIMER_LAPIC
 				: sel == TIMER_SEL_HPET ? TIMER_HPET : TIMER_PREEMPT;
 
 	*why = NULL;
 	for (enum timer_kind k = first; k <= TIMER_HPET; k++) {
-		if (usable(k))
+		if (usable(k, tc))
 			return k;
 		if (!*why)
 			*why = k == TIMER_PREEMPT ? "this CPU has no VMX-preemption timer"
 			       : k == TIMER_LAPIC ? "the host local APIC timer is unusable"
+			       : timer_caps.hpet ? "no HPET comparator can interrupt this CPU"
 						  : "there is no HPET";
 	}
 	return TIMER_NONE;
@@ -60,6 +62,7 @@ static void hpet_route_cpu(struct timer_cpu *tc, unsigned n)
 
 		hpet_route(h, n, 0, 0, pin);
 		ioapic_route(timer_caps.ioapic_base, pin, VEC_HPET, tc->apic_id);
+		tc->hpet_ioapic_pin = (int)pin;
 	} else {
 		return;
 	}
@@ -70,6 +73,7 @@ void timer_cpu_init(struct timer_cpu *tc, unsigned cpu, uint32_t apic_id)
 {
 	tc->apic_id = apic_id;
 	tc->hpet_comparator = -1;
+	tc->hpet_ioapic_pin = -1;
 	tc->lapic_armed = tc->hpet_armed = 0;
 	if (timer_caps.hpet && cpu < timer_caps.hpet->ncomparators)
 		hpet_route_cpu(tc, cpu);

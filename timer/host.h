@@ -35,6 +35,7 @@ struct timer_caps {
 struct timer_cpu {
 	uint32_t apic_id;
 	int hpet_comparator;            /* -1: none */
+	int hpet_ioapic_pin;            /* -1: by MSI (FSB) or none */
 	uint64_t lapic_armed;           /* host TSC programmed, 0: none */
 	uint64_t hpet_armed;
 };
@@ -42,9 +43,10 @@ struct timer_cpu {
 extern struct timer_caps timer_caps;
 
 const char *timer_kind_name(enum timer_kind k);
-/* The backend for an option: the first usable one from the wanted one
- * down the list. *why says what was skipped, NULL if nothing. */
-enum timer_kind timer_select(enum timer_backend_sel sel, const char **why);
+/* The backend for an option on the CPU tc: the first usable one from the
+ * wanted one down the list. *why says what was skipped, NULL if nothing. */
+enum timer_kind timer_select(enum timer_backend_sel sel, const struct timer_cpu *tc,
+			     const char **why);
 /* Sets up this CPU's host timers (HPET comparator n = cpu index). */
 void timer_cpu_init(struct timer_cpu *tc, unsigned cpu, uint32_t apic_id);
 /* Arms (or with 0 disarms) a host backend at a host TSC value. An HPET

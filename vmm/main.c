@@ -34,6 +34,19 @@ static void host_init(struct boot_info *bi)
 		(unsigned long)(mem_free_bytes() >> 20), (unsigned long)(mem_largest_free() >> 20));
 }
 
+static void report_hpet_route(const struct timer_cpu *tc)
+{
+	if (!timer_caps.hpet)
+		return;
+	if (tc->hpet_comparator < 0)
+		pr_info("HPET: no comparator can interrupt this CPU: timer=hpet falls back");
+	else if (tc->hpet_ioapic_pin < 0)
+		pr_info("HPET: comparator %d interrupts cpu0 by MSI (FSB)", tc->hpet_comparator);
+	else
+		pr_info("HPET: comparator %d interrupts cpu0 through I/O APIC input %d",
+			tc->hpet_comparator, tc->hpet_ioapic_pin);
+}
+
 __noreturn void vmm_main(struct boot_info *bi)
 {
 	power_init(bi);
@@ -45,6 +58,7 @@ __noreturn void vmm_main(struct boot_info *bi)
 	platform_timer_init();
 	vcpu_timer_host_init();
 	timer_cpu_init(&this_cpu()->timer, 0, this_cpu()->apic_id);
+	report_hpet_route(&this_cpu()->timer);
 	smp_start_aps();
 	power_off(guests_run_all(&bi->cfg) ? 1 : 0);
 }

@@ -27,10 +27,10 @@ void vcpu_timer_init(struct vcpu *v)
 	const struct tv_options *o = &v->guest->spec->opts;
 	const char *why;
 
-	v->timer_kind = timer_select(o->timer, &why);
+	v->timer_kind = timer_select(o->timer, &this_cpu()->timer, &why);
 	advance_init(&v->advance, o->advance, o->advance_ns, platform.tb.tsc_hz);
-	if (v->id == 0)
-		pr_info("guest %s: APIC timer on the %s%s%s%s", v->guest->spec->name,
+	if (v->id == 0 || why)
+		pr_info("guest %s: vcpu%u: APIC timer on the %s%s%s%s", v->guest->spec->name, v->id,
 			timer_kind_name(v->timer_kind), why ? " (fallback: " : "", why ? why : "",
 			why ? ")" : "");
 }

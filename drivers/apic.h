@@ -43,6 +43,7 @@ enum apic_reg {
 #define APIC_ICR_PENDING     BIT(12)
 #define APIC_ICR_ASSERT      BIT(14)
 #define APIC_ICR_LEVEL       BIT(15)
+#define APIC_ICR_ALL_BUT_SELF (3u << 18)
 #define APIC_TDCR_DIV1       0xbu
 
 struct apic_caps {

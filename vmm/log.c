@@ -13,6 +13,25 @@ uint32_t log_trace_mask = ~0u;
 static void (*console_hook)(const char *s, size_t n);
 static struct spinlock log_lock;
 static bool defer;              /* guests run: queue tickvisor's own lines */
+static bool no_lock;            /* panicking: the holder may be the CPU that faulted */
+
+void log_panic(void)
+{
+	WRITE_ONCE(no_lock, true);
+	WRITE_ONCE(defer, false);
+}
+
+static void log_lock_take(void)
+{
+	if (!READ_ONCE(no_lock))
+		spin_lock(&log_lock);
+}
+
+static void log_lock_drop(void)
+{
+	if (!READ_ONCE(no_lock))
+		spin_unlock(&log_lock);
+}
 
 void log_set_console(void (*hook)(const char *s, size_t n))
 {
@@ -49,30 +68,30 @@ void log_printf(enum log_level lvl, const char *fmt, ...)
 	va_end(ap);
 	n += (size_t)r < sizeof(line) - n - 1 ? (size_t)r : sizeof(line) - n - 2;
 	line[n++] = '\n';
-	spin_lock(&log_lock);
+	log_lock_take();
 	emit(line, n, false);
-	spin_unlock(&log_lock);
+	log_lock_drop();
 }
 
 void log_raw(const char *s, size_t n)
 {
-	spin_lock(&log_lock);
+	log_lock_take();
 	emit(s, n, true);
-	spin_unlock(&log_lock);
+	log_lock_drop();
 }
 
 void log_defer(bool on)
 {
-	spin_lock(&log_lock);
+	log_lock_take();
 	defer = on;
 	if (!on)
 		serial_flush();
-	spin_unlock(&log_lock);
+	log_lock_drop();
 }
 
 void log_flush(void)
 {
-	spin_lock(&log_lock);
+	log_lock_take();
 	serial_flush();
-	spin_unlock(&log_lock);
+	log_lock_drop();
 }

@@ -34,6 +34,8 @@ void log_raw(const char *s, size_t n);
  * log_flush() send everything. */
 void log_defer(bool on);
 void log_flush(void);
+/* Panic: write without taking the lock, and without deferring. */
+void log_panic(void);
 
 #define pr_err(...)   log_printf(LOG_ERROR, __VA_ARGS__)
 #define pr_warn(...)  log_printf(LOG_WARN, __VA_ARGS__)

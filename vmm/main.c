@@ -7,6 +7,7 @@
 #include "vmm/irq.h"
 #include "vmm/log.h"
 #include "vmm/mem.h"
+#include "vmm/panic.h"
 #include "vmm/percpu.h"
 #include "vmm/platform.h"
 #include "vmm/power.h"
@@ -50,6 +51,7 @@ static void report_hpet_route(const struct timer_cpu *tc)
 __noreturn void vmm_main(struct boot_info *bi)
 {
 	power_init(bi);
+	panic_set_image_base(bi->image_base);
 	host_init(bi);
 	platform_init(bi);
 	this_cpu()->apic_id = platform.apic_ids[0];

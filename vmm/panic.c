@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include <stdarg.h>
+#include "drivers/apic.h"
 #include "drivers/fmt.h"
 #include "drivers/io.h"
 #include "drivers/serial.h"
@@ -7,9 +8,14 @@
 #include "vmm/log.h"
 #include "vmm/panic.h"
 #include "vmm/percpu.h"
-#include "vmm/power.h"
 
 static int panicking;
+static uint64_t image_base;
+
+void panic_set_image_base(uint64_t base)
+{
+	image_base = base;
+}
 
 static uint32_t cpu_index(void)
 {
@@ -19,8 +25,8 @@ static uint32_t cpu_index(void)
 
 void panic_dump_frame(const struct irq_frame *f)
 {
-	pr_err("  rip=%016lx cs=%04lx rflags=%08lx rsp=%016lx ss=%04lx",
-	       f->rip, f->cs, f->rflags, f->rsp, f->ss);
+	pr_err("  rip=%016lx (image offset %#lx) cs=%04lx rflags=%08lx rsp=%016lx ss=%04lx",
+	       f->rip, (unsigned long)(f->rip - image_base), f->cs, f->rflags, f->rsp, f->ss);
 	pr_err("  rax=%016lx rbx=%016lx rcx=%016lx rdx=%016lx", f->rax, f->rbx, f->rcx, f->rdx);
 	pr_err("  rsi=%016lx rdi=%016lx rbp=%016lx r8 =%016lx", f->rsi, f->rdi, f->rbp, f->r8);
 	pr_err("  r9 =%016lx r10=%016lx r11=%016lx r12=%016lx", f->r9, f->r10, f->r11, f->r12);
@@ -29,10 +35,26 @@ void panic_dump_frame(const struct irq_frame *f)
 	       read_cr0(), read_cr2(), read_cr3(), read_cr4());
 }
 
+/* The last line states the status (Bochs's exit code carries nothing),
+ * then the CPU halts for good, leaving the screen and the serial log as
+ * they are. */
 static __noreturn void panic_stop(void)
 {
-	/* Recursion (a fault while panicking) ends here without printing. */
-	power_off(PANIC_STATUS);
+	pr_err("halted: reset the machine to go on");
+	pr_info("final status %d", PANIC_STATUS);
+	log_flush();
+	for (;;)
+		halt();
+}
+
+/* Other CPUs stop too: an NMI ends in the panic path, which halts them
+ * silently since `panicking` is set. The log lock is no longer honoured:
+ * its holder may be the CPU that faulted. */
+static void panic_begin(void)
+{
+	log_panic();
+	if (apic_caps.x2apic || apic_caps.mmio_base)
+		apic_send_ipi(0, APIC_ICR_DELIV_NMI | APIC_ICR_ASSERT | APIC_ICR_ALL_BUT_SELF);
 }
 
 static void panic_vprint(const char *fmt, va_list ap)
@@ -51,10 +73,13 @@ __noreturn void panic(const char *fmt, ...)
 	if (__atomic_fetch_add(&panicking, 1, __ATOMIC_SEQ_CST))
 		for (;;)
 			halt();
+	panic_begin();
 	va_start(ap, fmt);
 	panic_vprint(fmt, ap);
 	va_end(ap);
-	pr_err("  called from %p", __builtin_return_address(0));
+	pr_err("  called from %p (image offset %#lx: addr2line -e build/tickvisor.so)",
+	       __builtin_return_address(0),
+	       (unsigned long)((uint64_t)__builtin_return_address(0) - image_base));
 	panic_stop();
 }
 
@@ -66,6 +91,7 @@ __noreturn void panic_frame(const struct irq_frame *f, const char *fmt, ...)
 	if (__atomic_fetch_add(&panicking, 1, __ATOMIC_SEQ_CST))
 		for (;;)
 			halt();
+	panic_begin();
 	va_start(ap, fmt);
 	panic_vprint(fmt, ap);
 	va_end(ap);

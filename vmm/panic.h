@@ -14,6 +14,8 @@
 struct irq_frame;
 
 __noreturn void panic(const char *fmt, ...) __printf(1, 2);
+/* Where the image was loaded, to print addresses as image offsets. */
+void panic_set_image_base(uint64_t base);
 /* Register dump of an exception frame (used by panic paths). */
 void panic_dump_frame(const struct irq_frame *f);
 __noreturn void panic_frame(const struct irq_frame *f, const char *fmt, ...) __printf(2, 3);

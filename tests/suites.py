@@ -85,12 +85,14 @@ SUITES = [
     # Issue 3: a guest that dies is contained; the next one still runs.
     Suite("containment",
           GLOBALS + "\n".join(by_name(n).guest_line() for n in
-                              ("triple_fault", "bad_access", "basic")) + "\n",
-          status=1, guests=[("triple_fault", 251), ("bad_access", 252), ("basic", 0)],
+                              ("triple_fault", "bad_access", "apic_exec", "basic")) + "\n",
+          status=1, guests=[("triple_fault", 251), ("bad_access", 252), ("apic_exec", 252),
+                            ("basic", 0)],
           expect=[r"^tickvisor: guest triple_fault: vcpu0: triple fault \(shutdown\)",
                   r"^tickvisor:   exit reason 2 \(triple fault\)",
                   r"^tickvisor: guest bad_access: vcpu0: read of guest-physical address "
                   r"0xd0000000 outside RAM",
                   r"^tickvisor:   rip=[0-9a-f]{16} rsp=",
-                  r"^tickvisor: done: 3 guests, 2 failed"]),
+                  r"^tickvisor: guest apic_exec: vcpu0: APIC page used for an instruction fetch",
+                  r"^tickvisor: done: 4 guests, 3 failed"]),
 ] + guest_suites()

@@ -74,15 +74,17 @@ static uint64_t get_gpr(struct vcpu *v, int reg)
 
 /* A load into a register: 32-bit destinations zero-extend, narrower ones
  * merge (SDM "General-Purpose Registers in 64-Bit Mode"). */
-static void put_gpr(struct vcpu *v, const struct mmio_insn *in, uint32_t val)
+static void put_gpr(struct vcpu *v, const struct mmio_insn *in, uint64_t val)
 {
 	unsigned width = in->zero_extend ? in->reg_size : in->size;
 	uint64_t old = get_gpr(v, in->reg), mask, nv;
 
 	if (in->high8) {
 		nv = (old & ~0xff00ull) | ((uint64_t)(val & 0xff) << 8);
-	} else if (width >= 4) {
+	} else if (width == 8) {
 		nv = val;
+	} else if (width == 4) {
+		nv = (uint32_t)val;
 	} else {
 		mask = width == 2 ? 0xffffull : 0xffull;
 		nv = (old & ~mask) | (val & mask);
@@ -93,35 +95,46 @@ static void put_gpr(struct vcpu *v, const struct mmio_insn *in, uint32_t val)
 		v->regs.gpr[in->reg] = nv;
 }
 
+/*
+ * Widths other than aligned 32 bits are undefined by the SDM; tickvisor
+ * gives them the meaning APIC-register virtualization gives them, so the
+ * guest sees the same with APICv on and off: each register is a 16-byte
+ * slot holding its 32 bits then zeros. A load returns the bytes it covers;
+ * a store merges its bytes into the register (bytes past the register are
+ * dropped) and is then an ordinary write. An access spanning two slots
+ * ends the guest.
+ */
 static int do_access(struct vcpu *v, uint32_t off, const struct mmio_insn *in)
 {
-	uint32_t val, slot = off & ~0xfu, byte = off & 0xf;
+	uint32_t slot = off & ~0xfu, byte = off & 0xf, reg, mask;
+	uint64_t val;
 
+	if (byte + in->size > 16)
+		return vcpu_kill(v, GUEST_STATUS_KILLED, "%u-byte APIC access at offset %#x spans "
+				 "two registers", in->size, off);
 	if (in->write) {
-		if (in->size != 4 || byte)
-			return vcpu_kill(v, GUEST_STATUS_KILLED, "%u-byte APIC write at offset %#x: "
-					 "only aligned 32-bit accesses are defined", in->size, off);
-		val = in->has_imm ? (uint32_t)in->imm : (uint32_t)get_gpr(v, in->reg);
-		vlapic_mmio_write(v->lapic, slot, val);
+		if (byte >= 4)
+			return 0;
+		val = in->has_imm ? in->imm : get_gpr(v, in->reg);
+		mask = (uint32_t)(in->size >= 4 ? ~0ull : (1ull << (8 * in->size)) - 1) << (8 * byte);
+		reg = vlapic_get(v->lapic, slot);
+		vlapic_mmio_write(v->lapic, slot, (reg & ~mask) | ((uint32_t)(val << (8 * byte)) & mask));
 		return 0;
 	}
-	if (in->size == 8 || byte + in->size > 4)
-		return vcpu_kill(v, GUEST_STATUS_KILLED, "%u-byte APIC read at offset %#x: only "
-				 "aligned 32-bit accesses are defined", in->size, off);
-	vlapic_mmio_read(v->lapic, slot, &val);
-	/* Narrow reads see the bytes of the 32-bit register they cover. */
-	put_gpr(v, in, val >> (8 * byte));
+	vlapic_mmio_read(v->lapic, slot, &reg);
+	val = byte < 8 ? (uint64_t)reg >> (8 * byte) : 0;
+	put_gpr(v, in, in->size == 8 ? val : val & ((1ull << (8 * in->size)) - 1));
 	return 0;
 }
 
 static int emulate(struct vcpu *v, uint32_t off)
 {
-	v->intr_dirty = true;
 	struct mmio_insn in;
 	uint8_t code[INSN_MAX_LEN];
 	const char *why;
 	size_t n;
 
+	v->intr_dirty = true;
 	if (fetch_insn(v, code, &n, &why))
 		return vcpu_kill(v, GUEST_STATUS_KILLED, "cannot fetch the instruction touching "
 				 "the APIC page: %s", why);
@@ -145,7 +158,7 @@ bool vcpu_apic_mmio_claims(struct vcpu *v, uint64_t gpa)
 int vcpu_apic_mmio(struct vcpu *v, uint64_t gpa, uint64_t qual)
 {
 	if (qual & EPT_QUAL_FETCH)
-		return vcpu_kill(v, GUEST_STATUS_BAD_ACCESS, "instruction fetch from the APIC page");
+		return vcpu_kill(v, GUEST_STATUS_BAD_ACCESS, "APIC page used for an instruction fetch");
 	return emulate(v, (uint32_t)(gpa & (PAGE_SIZE - 1)));
 }
 

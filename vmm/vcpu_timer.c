@@ -53,26 +53,20 @@ static void set_preempt(struct vcpu *v, bool on, uint64_t value)
 		vmwrite(VMCS_PREEMPT_TIMER_VALUE, value);
 }
 
-/* The expiry came inside the advance window: deliver it now, and have the
- * entry stub hold VMRESUME until the exact target, so the guest sees the
- * interrupt on time and never early. A late expiry is delivered as is. */
+/* The expiry is due, or inside the advance window: deliver it now, and
+ * have the entry stub hold VMRESUME until the exact target (not at all
+ * when it is already past), so the guest never sees it early. When the
+ * backend's firing brought us here, the stub also notes when it got to
+ * the target: that, not this point, is what tunes the advance
+ * (vcpu_timer_after_entry), so everything between the host interrupt and
+ * the entry - this expiry, re-arming the backend, the injection - counts. */
 static void expire(struct vcpu *v, uint64_t host_now)
 {
-	struct vtimer *t = &v->lapic->timer;
-	uint64_t target = t->target;
-	int64_t delta = (int64_t)(host_now + v->tsc_offset - target);
+	uint64_t target = v->lapic->timer.target, now = host_now + v->tsc_offset;
 
-	if (delta >= 0) {
-		if (v->timer_exit)
-			advance_observe(&v->advance, delta);
-		vlapic_timer_expired(v->lapic, host_now + v->tsc_offset);
-		return;
-	}
-	/* Early: the stub waits; how early it got there tunes the advance
-	 * (vcpu_timer_after_exit), since that is where the wait happens. */
+	vlapic_timer_expired(v->lapic, now > target ? now : target);
 	v->regs.spin_until = target - v->tsc_offset - v->entry_tsc;
 	v->spin_target = v->timer_exit ? v->regs.spin_until : 0;
-	vlapic_timer_expired(v->lapic, target);
 }
 
 void vcpu_timer_after_entry(struct vcpu *v)

@@ -226,9 +226,11 @@ static void guest_report_exits(const struct guest *g)
 	pr_info("guest %s: %lu VM exits%s%s", g->spec->name, (unsigned long)total,
 		n ? ": " : "", n ? line : "");
 	if (g->spec->opts.advance == ADVANCE_AUTO && g->vcpus[0])
-		pr_info("guest %s: timer advance settled at %lu TSC cycles after %lu expiries",
-			g->spec->name, (unsigned long)g->vcpus[0]->advance.tsc,
-			(unsigned long)g->vcpus[0]->advance.observations);
+		pr_info("guest %s: timer advance settled at %lu TSC cycles running (%lu expiries), "
+			"%lu halted (%lu)", g->spec->name, (unsigned long)g->vcpus[0]->advance.tsc,
+			(unsigned long)g->vcpus[0]->advance.observations,
+			(unsigned long)g->vcpus[0]->advance_halt.tsc,
+			(unsigned long)g->vcpus[0]->advance_halt.observations);
 }
 
 static int guest_run(const struct guest_spec *s)

@@ -48,7 +48,13 @@ struct vcpu {
 	bool timer_dirty;               /* timer target moved: re-arm the backend */
 	bool preempt_on;                /* cached: VMX-preemption timer control set */
 	enum timer_kind timer_kind;     /* backend serving this vCPU's APIC timer */
+	/* Two paths reach an expiry at different costs, so each has its own
+	 * advance: `advance` for a running vCPU (backend fires, VM exit),
+	 * `advance_halt` for one halted in root mode (host timer wakes it). */
 	struct timer_advance advance;
+	struct timer_advance advance_halt;
+	struct timer_advance *advance_seen;     /* the one the pending entry wait tunes */
+	bool halt_wake;                 /* vcpu_timer_block returned for the timer */
 	bool timer_exit;                /* the last exit was the backend firing */
 	uint64_t entry_tsc;             /* measured: end of the entry wait -> guest */
 	uint64_t exit_tsc;              /* measured: guest instruction -> the stub's exit TSC */

@@ -29,6 +29,7 @@ void vcpu_timer_init(struct vcpu *v)
 
 	v->timer_kind = timer_select(o->timer, &this_cpu()->timer, &why);
 	advance_init(&v->advance, o->advance, o->advance_ns, platform.tb.tsc_hz);
+	advance_init(&v->advance_halt, o->advance, o->advance_ns, platform.tb.tsc_hz);
 	if (v->id == 0 || why)
 		pr_info("guest %s: vcpu%u: APIC timer on the %s%s%s%s", v->guest->spec->name, v->id,
 			timer_kind_name(v->timer_kind), why ? " (fallback: " : "", why ? why : "",
@@ -60,19 +61,20 @@ static void set_preempt(struct vcpu *v, bool on, uint64_t value)
  * the target: that, not this point, is what tunes the advance
  * (vcpu_timer_after_entry), so everything between the host interrupt and
  * the entry - this expiry, re-arming the backend, the injection - counts. */
-static void expire(struct vcpu *v, uint64_t host_now)
+static void expire(struct vcpu *v, uint64_t host_now, struct timer_advance *a)
 {
 	uint64_t target = v->lapic->timer.target, now = host_now + v->tsc_offset;
 
 	vlapic_timer_expired(v->lapic, now > target ? now : target);
 	v->regs.spin_until = target - v->tsc_offset - v->entry_tsc;
 	v->spin_target = v->timer_exit ? v->regs.spin_until : 0;
+	v->advance_seen = a;
 }
 
 void vcpu_timer_after_entry(struct vcpu *v)
 {
 	if (v->spin_target) {
-		advance_observe(&v->advance, (int64_t)(v->regs.spin_arrival - v->spin_target));
+		advance_observe(v->advance_seen, (int64_t)(v->regs.spin_arrival - v->spin_target));
 		v->spin_target = 0;
 	}
 }
@@ -103,8 +105,12 @@ static void arm_backend(struct vcpu *v, bool armed, uint64_t host_deadline, uint
 void vcpu_timer_before_entry(struct vcpu *v)
 {
 	struct vtimer *t = &v->lapic->timer;
+	/* Woken from a halt for this expiry: the halt path's advance says
+	 * whether it is due; the entry wait then tunes that one. */
+	struct timer_advance *a = v->halt_wake ? &v->advance_halt : &v->advance;
 	uint64_t host_now, adv;
 
+	v->halt_wake = false;
 	if (!t->armed) {
 		if (v->timer_dirty || v->preempt_on || v->guest->deadline_tsc)
 			arm_backend(v, false, 0, rdtsc());
@@ -112,11 +118,12 @@ void vcpu_timer_before_entry(struct vcpu *v)
 		v->timer_exit = false;
 		return;
 	}
-	adv = advance_get(&v->advance);
+	adv = advance_get(a);
 	host_now = rdtsc();
 	if (host_now + v->tsc_offset + adv >= t->target) {
-		expire(v, host_now);
+		expire(v, host_now, a);
 		host_now = rdtsc();
+		adv = advance_get(&v->advance);     /* periodic: the next one runs */
 	}
 	v->timer_exit = false;
 	v->timer_dirty = false;
@@ -182,7 +189,7 @@ int vcpu_timer_block(struct vcpu *v, bool if_set)
 	struct vtimer *t = &v->lapic->timer;
 	struct timer_cpu *tc = &this_cpu()->timer;
 	/* With IF clear nothing is injected, so no advance: plain expiry. */
-	uint64_t limit = v->guest->deadline_tsc, adv = if_set ? advance_get(&v->advance) : 0;
+	uint64_t limit = v->guest->deadline_tsc, adv = if_set ? advance_get(&v->advance_halt) : 0;
 
 	for (;;) {
 		uint64_t now = vcpu_guest_tsc(v), wake = ~0ull;
@@ -190,8 +197,10 @@ int vcpu_timer_block(struct vcpu *v, bool if_set)
 		/* Inside the advance window: the entry path waits out the rest
 		 * and delivers on time. With IF clear the expiry only sets IRR. */
 		if (t->armed && now + adv >= t->target) {
-			if (if_set)
+			if (if_set) {
+				v->halt_wake = true;
 				break;
+			}
 			vlapic_timer_expired(v->lapic, now);
 			continue;
 		}

@@ -11,10 +11,7 @@
 #include "drivers/serial.h"
 #include "drivers/string.h"
 #include "vmm/log.h"
-
-#ifndef TV_GIT_REV
-#define TV_GIT_REV "unknown"
-#endif
+#include "version.h"        /* generated: TV_GIT_REV */
 
 #define DEFAULT_CFG_PATH   "\\EFI\\tickvisor\\tickvisor.cfg"
 #define BSP_STACK_PAGES    16u

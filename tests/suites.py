@@ -67,7 +67,7 @@ def by_name(name):
 SUITES = [
     # Issue 2: the boot skeleton.
     Suite("boot-bochs", "log=info\n",
-          expect=[r"^tickvisor: tickvisor \d+\.\d+\.\d+ \(git \S+\)",
+          expect=[r"^tickvisor: tickvisor \d+\.\d+\.\d+ \(git [0-9a-f]{7,}(-dirty)?\)",
                   r"^tickvisor: VMX: preemption timer yes \(rate \d+",
                   r"^tickvisor: VMX: EPT yes .* unrestricted guest yes",
                   r"^tickvisor: TSC: 50000000 Hz from HPET",

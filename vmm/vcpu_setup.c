@@ -49,7 +49,9 @@ static bool fit_controls(const struct guest *g, struct vmx_ctls *out, char *err,
 		.pin = 0,
 		.proc = BIT(PROC_MWAIT_EXIT) | BIT(PROC_MONITOR_EXIT) | BIT(PROC_RDPMC_EXIT) |
 			(spec->opts.hlt == HLT_EXIT ? BIT(PROC_HLT_EXIT) : 0),
-		.proc2 = BIT(PROC2_VPID) | BIT(PROC2_RDTSCP) | BIT(PROC2_INVPCID),
+		/* VPIDs are reused by the next guest: only with INVVPID. */
+		.proc2 = (platform.vmx.vpid ? BIT(PROC2_VPID) : 0) | BIT(PROC2_RDTSCP) |
+			 BIT(PROC2_INVPCID),
 		.exit = BIT(EXIT_SAVE_PAT) | BIT(EXIT_LOAD_PAT),
 		.entry = BIT(ENTRY_LOAD_PAT),
 	};

@@ -11,7 +11,9 @@
 #define EPT_CAP_2M          BIT(16)
 #define EPT_CAP_1G          BIT(17)
 #define EPT_CAP_INVEPT      BIT(20)
+#define EPT_CAP_INVEPT_CTX  BIT(25)     /* single-context INVEPT */
 #define EPT_CAP_INVVPID     BIT(32)
+#define EPT_CAP_INVVPID_CTX BIT(41)     /* single-context INVVPID */
 
 static const char *feature_control(struct vmx_caps *c)
 {
@@ -69,9 +71,10 @@ static void decode_features(struct vmx_caps *c)
 	c->ept_wb = c->ept_vpid & EPT_CAP_WB;
 	c->ept_2m = c->ept_vpid & EPT_CAP_2M;
 	c->ept_1g = c->ept_vpid & EPT_CAP_1G;
-	c->invept = c->ept_vpid & EPT_CAP_INVEPT;
-	c->vpid = vmx_ctl_allowed1(c->proc2, PROC2_VPID);
-	c->invvpid = c->ept_vpid & EPT_CAP_INVVPID;
+	/* tickvisor invalidates single contexts only (vmm/vcpu_setup.c). */
+	c->invept = (c->ept_vpid & EPT_CAP_INVEPT) && (c->ept_vpid & EPT_CAP_INVEPT_CTX);
+	c->vpid = vmx_ctl_allowed1(c->proc2, PROC2_VPID) && (c->ept_vpid & EPT_CAP_INVVPID) &&
+		  (c->ept_vpid & EPT_CAP_INVVPID_CTX);
 	c->unrestricted = vmx_ctl_allowed1(c->proc2, PROC2_UNRESTRICTED);
 	c->act_hlt = c->misc & VMX_MISC_ACT_HLT;
 	c->act_wfs = c->misc & VMX_MISC_ACT_WFS;

@@ -53,7 +53,7 @@ struct vmx_caps {
 	uint64_t cr0_fixed0, cr0_fixed1, cr4_fixed0, cr4_fixed1;
 	bool preempt_timer;
 	unsigned preempt_rate;          /* timer counts once per 2^rate TSC ticks */
-	bool ept, ept_2m, ept_1g, ept_wb, vpid, invept, invvpid, unrestricted;
+	bool ept, ept_2m, ept_1g, ept_wb, vpid, invept, unrestricted;
 	bool tpr_shadow, apic_access, apic_reg_virt, vid, x2apic_virt, posted_intr;
 	bool act_hlt, act_wfs;
 	bool tsc_deadline, invariant_tsc, x2apic;

@@ -58,10 +58,8 @@ DEFINE_CR(3)
 DEFINE_CR(4)
 #undef DEFINE_CR
 
-static inline uint64_t read_flags(void) { uint64_t f; __asm__ volatile("pushfq; popq %0" : "=r"(f)); return f; }
 static inline void cpu_relax(void) { __asm__ volatile("pause" ::: "memory"); }
 static inline void irq_disable(void) { __asm__ volatile("cli" ::: "memory"); }
-static inline void irq_enable(void) { __asm__ volatile("sti" ::: "memory"); }
 static inline void halt(void) { __asm__ volatile("hlt" ::: "memory"); }
 
 static inline uint32_t mmio_read32(uint64_t addr) { return *(volatile uint32_t *)addr; }
@@ -84,7 +82,6 @@ enum msr {
 	MSR_IA32_MISC_ENABLE     = 0x1a0,
 	MSR_IA32_PAT             = 0x277,
 	MSR_IA32_MTRR_DEF_TYPE   = 0x2ff,
-	MSR_IA32_VMX_BASIC       = 0x480,
 	MSR_IA32_TSC_DEADLINE    = 0x6e0,
 	MSR_X2APIC_FIRST         = 0x800,
 	MSR_X2APIC_LAST          = 0x8ff,

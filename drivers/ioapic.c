@@ -36,7 +36,3 @@ void ioapic_route(uint64_t base, unsigned pin, uint8_t vector, uint32_t dest)
 	ioapic_write(base, IOAPIC_REDIR + 2 * pin, vector);
 }
 
-void ioapic_mask(uint64_t base, unsigned pin)
-{
-	ioapic_write(base, IOAPIC_REDIR + 2 * pin, IOAPIC_REDIR_MASKED);
-}

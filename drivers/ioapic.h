@@ -13,6 +13,5 @@ unsigned ioapic_entries(uint64_t base);
 /* Routes input `pin` as a fixed, edge-triggered interrupt with `vector`
  * to the physical APIC ID `dest`. */
 void ioapic_route(uint64_t base, unsigned pin, uint8_t vector, uint32_t dest);
-void ioapic_mask(uint64_t base, unsigned pin);
 
 #endif

@@ -64,6 +64,5 @@ void cpu_init(struct pcpu *p)
 	/* GS base after the segment reload: loading GS zeroes it. */
 	wrmsr(MSR_GS_BASE, (uint64_t)p);
 	idt_load();
-	p->online = true;
 	__atomic_fetch_add(&ncpus_online, 1, __ATOMIC_RELEASE);
 }

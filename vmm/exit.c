@@ -54,7 +54,7 @@ static int exit_hlt(struct vcpu *v)
 	if (!(rflags & RFLAGS_IF) && v->guest->nvcpus == 1)
 		return vcpu_kill(v, GUEST_STATUS_HUNG,
 				 "HLT with interrupts disabled: the vCPU would sleep forever");
-	return vcpu_block(v, rflags & RFLAGS_IF);
+	return vcpu_timer_block(v, rflags & RFLAGS_IF);
 }
 
 /* Instructions a guest without VMX/SMX/monitor may not execute: #UD, as

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "drivers/apic.h"
 #include "drivers/io.h"
-#include "vmm/extable.h"
 #include "vmm/irq.h"
 #include "vmm/log.h"
 #include "vmm/mem.h"
@@ -15,11 +14,9 @@
 #define EXC_MC  18u
 
 extern const char irq_stubs[];
-extern const struct extable_entry __extable_start[], __extable_end[];
 
 static struct idt_entry *idt;
 static irq_fn handlers[IDT_VECTORS];
-static void (*nmi_handler)(struct irq_frame *f);
 
 static const char *const exc_names[32] = {
 	"#DE", "#DB", "NMI", "#BP", "#OF", "#BR", "#UD", "#NM", "#DF", "CSO", "#TS",
@@ -58,31 +55,8 @@ void irq_register(uint8_t vector, irq_fn fn)
 	handlers[vector] = fn;
 }
 
-void irq_set_nmi_handler(void (*fn)(struct irq_frame *f))
-{
-	nmi_handler = fn;
-}
-
-uint64_t extable_lookup(uint64_t rip)
-{
-	for (const struct extable_entry *e = __extable_start; e < __extable_end; e++)
-		if ((uint64_t)&e->insn + e->insn == rip)
-			return (uint64_t)&e->fixup + e->fixup;
-	return 0;
-}
-
 static void exception(struct irq_frame *f)
 {
-	uint64_t fixup = extable_lookup(f->rip);
-
-	if (fixup) {
-		f->rip = fixup;
-		return;
-	}
-	if (f->vector == EXC_NMI && nmi_handler) {
-		nmi_handler(f);
-		return;
-	}
 	panic_frame(f, "exception %lu (%s) error %#lx at rip %#lx",
 		    f->vector, exc_names[f->vector] ? exc_names[f->vector] : "reserved",
 		    f->error, f->rip);
@@ -113,18 +87,4 @@ void irq_handle(uint8_t vector)
 	    BIT(vector % 64))
 		return;
 	pr_warn("cpu%u: unexpected interrupt vector %u ignored", this_cpu()->index, vector);
-}
-
-bool rdmsr_safe(uint32_t msr, uint64_t *val)
-{
-	uint32_t lo = 0, hi = 0;
-	bool ok = false;
-
-	__asm__ volatile("1: rdmsr\n\t"
-			 "movb $1, %2\n"
-			 "2:\n\t"
-			 EXTABLE_ENTRY(1b, 2b)
-			 : "+a"(lo), "+d"(hi), "+m"(ok) : "c"(msr));
-	*val = ((uint64_t)hi << 32) | lo;
-	return ok;
 }

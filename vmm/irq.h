@@ -37,6 +37,5 @@ void irq_handle(uint8_t vector);
 /* Called from entry.asm. */
 void irq_dispatch(struct irq_frame *f);
 /* NMIs in root mode are handled here (SMP kicks, panics on other CPUs). */
-void irq_set_nmi_handler(void (*fn)(struct irq_frame *f));
 
 #endif

@@ -8,7 +8,6 @@
 #define LOG_LINE_MAX 512u
 
 enum log_level log_level = LOG_INFO;
-uint32_t log_trace_mask = ~0u;
 
 static void (*console_hook)(const char *s, size_t n);
 static struct spinlock log_lock;

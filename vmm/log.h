@@ -2,8 +2,7 @@
 /*
  * Logging. Every line tickvisor prints starts with "tickvisor: " (the
  * result protocol in DESIGN.md); guest bytes are forwarded unprefixed.
- * Levels filter at run time; trace output is further gated per
- * subsystem so hot paths stay silent unless asked for.
+ * Levels filter at run time.
  */
 #ifndef VMM_LOG_H
 #define VMM_LOG_H
@@ -11,16 +10,7 @@
 #include "drivers/base.h"
 #include "vmm/options.h"
 
-enum log_subsys {
-	LOG_SUB_CORE,
-	LOG_SUB_VMX,
-	LOG_SUB_LAPIC,
-	LOG_SUB_TIMER,
-	LOG_SUB_GUEST,
-};
-
 extern enum log_level log_level;
-extern uint32_t log_trace_mask;         /* BIT(enum log_subsys) */
 
 /* Before ExitBootServices boot/ mirrors output to the UEFI console. */
 void log_set_console(void (*hook)(const char *s, size_t n));
@@ -41,8 +31,5 @@ void log_panic(void);
 #define pr_warn(...)  log_printf(LOG_WARN, __VA_ARGS__)
 #define pr_info(...)  log_printf(LOG_INFO, __VA_ARGS__)
 #define pr_debug(...) do { if (unlikely(log_level >= LOG_DEBUG)) log_printf(LOG_DEBUG, __VA_ARGS__); } while (0)
-#define pr_trace(sub, ...) \
-	do { if (unlikely(log_level >= LOG_TRACE && (log_trace_mask & BIT(sub)))) \
-		log_printf(LOG_TRACE, __VA_ARGS__); } while (0)
 
 #endif

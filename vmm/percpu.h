@@ -28,7 +28,6 @@ struct pcpu {
 	struct vcpu *vcpu;              /* the vCPU this CPU runs, or NULL */
 	void *vmx;                      /* VMXON region */
 	struct timer_cpu timer;         /* host timers this CPU arms */
-	bool online;
 	uint32_t ready;                 /* AP: 1 up with VMX, 2 failed (smp.c) */
 	void (*work)(void *);           /* work handed out by the BSP (smp.c) */
 	void *work_arg;

@@ -37,7 +37,6 @@ struct vcpu {
 	uint32_t id;                    /* vCPU index = physical CPU index */
 	void *vmcs;                     /* 4 KiB VMCS region */
 	struct vlapic *lapic;
-	struct vtimer *timer;
 	struct vmx_exit exit;           /* information of the current exit */
 	uint64_t cached_intr_state;     /* guest interruptibility, when intr_state_valid */
 	bool intr_state_valid;          /* ... read (or written) since the last exit */

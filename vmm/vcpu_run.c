@@ -68,11 +68,6 @@ void vcpu_reinject(struct vcpu *v)
 	v->injecting = true;
 }
 
-int vcpu_block(struct vcpu *v, bool if_set)
-{
-	return vcpu_timer_block(v, if_set);
-}
-
 void vcpu_kick(struct vcpu *v)
 {
 	struct pcpu *p = cpus[v->id];

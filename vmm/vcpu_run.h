@@ -6,8 +6,5 @@
 
 /* Delivers again the event whose delivery the last exit interrupted. */
 void vcpu_reinject(struct vcpu *v);
-/* The guest executed HLT (exit policy): wait for something it takes
- * (with IF clear: an NMI or INIT only). */
-int vcpu_block(struct vcpu *v, bool if_set);
 
 #endif

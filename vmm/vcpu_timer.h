@@ -11,7 +11,8 @@ void vcpu_timer_init(struct vcpu *v);
 unsigned vcpu_timer_backend(const struct vcpu *v);
 /* Before each entry: deliver a due expiry, arm the backend. */
 void vcpu_timer_before_entry(struct vcpu *v);
-/* A halted vCPU waits here until it has something to deliver. */
+/* The guest executed HLT (exit policy): wait here until it has something
+ * to take (with IF clear: an NMI or INIT only). */
 int vcpu_timer_block(struct vcpu *v, bool if_set);
 int exit_preempt_timer(struct vcpu *v);
 /* After a VM entry that waited for an advanced timer: feed the tuner. */

@@ -67,6 +67,5 @@ bool vmx_probe(struct vmx_caps *c);
 
 /* May `bit` of a control be 1 / must it be 1? */
 static inline bool vmx_ctl_allowed1(uint64_t ctl, uint32_t bit) { return ctl & BIT(32 + bit); }
-static inline bool vmx_ctl_required1(uint64_t ctl, uint32_t bit) { return ctl & BIT(bit); }
 
 #endif

@@ -44,14 +44,6 @@ static inline void vmwrite(uint64_t field, uint64_t v)
 }
 
 /* vmwrite that reports failure (set-up paths only). */
-static inline bool vmwrite_checked(uint64_t field, uint64_t v)
-{
-	bool fail;
-
-	__asm__ volatile("vmwrite %2, %1; setna %0" : "=q"(fail) : "r"(field), "r"(v) : "cc", "memory");
-	return !fail;
-}
-
 enum invept_type { INVEPT_SINGLE = 1, INVEPT_GLOBAL = 2 };
 enum invvpid_type { INVVPID_ADDR = 0, INVVPID_SINGLE = 1, INVVPID_ALL = 2 };
 

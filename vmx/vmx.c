@@ -29,11 +29,6 @@ bool vmcs_init(const struct vmx_caps *c, void *vmcs)
 	return vmclear((uint64_t)vmcs) && vmptrld((uint64_t)vmcs);
 }
 
-bool vmcs_load(void *vmcs)
-{
-	return vmptrld((uint64_t)vmcs);
-}
-
 static bool fit_one(uint64_t cap, uint32_t want, uint32_t need, uint32_t *out,
 		    const char *name, char *err, size_t errlen)
 {

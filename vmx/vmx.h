@@ -16,7 +16,6 @@ bool vmx_cpu_on(const struct vmx_caps *c, void *vmxon_region);
 /* Prepares a zeroed page as a VMCS region and makes it current (VMCLEAR
  * then VMPTRLD). False on failure. */
 bool vmcs_init(const struct vmx_caps *c, void *vmcs);
-bool vmcs_load(void *vmcs);
 
 /* Control words: `want` bits set where the CPU allows them, `need` bits
  * must be allowed or the call fails naming the first missing one. */

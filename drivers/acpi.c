@@ -22,30 +22,13 @@ struct acpi_walk {
 	uint32_t dup_ids;               /* duplicate APIC IDs in the MADT */
 };
 
-/* Tables are byte packed: assemble little-endian values from bytes rather
- * than dereference unaligned pointers. */
-static uint16_t get16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	return get16(p) | (uint32_t)get16(p + 2) << 16;
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-	return get32(p) | (uint64_t)get32(p + 4) << 32;
-}
-
 static void acpi_get_gas(struct acpi_gas *g, const uint8_t *p)
 {
 	g->space_id = p[ACPI_GAS_SPACE_ID];
 	g->bit_width = p[ACPI_GAS_BIT_WIDTH];
 	g->bit_offset = p[ACPI_GAS_BIT_OFFSET];
 	g->access_size = p[ACPI_GAS_ACCESS_SIZE];
-	g->address = get64(p + ACPI_GAS_ADDRESS);
+	g->address = get_le64(p + ACPI_GAS_ADDRESS);
 }
 
 static __printf(2, 3) void acpi_note(struct acpi_info *out, const char *fmt, ...)
@@ -108,7 +91,7 @@ static bool acpi_read_rsdp2(struct acpi_walk *w, uint64_t phys, uint64_t *root, 
 
 	if (!p)
 		return acpi_why(w, "RSDP: cannot map %u bytes at %#lx", ACPI_RSDP_V2_LEN, phys);
-	len = get32(p + ACPI_RSDP_LENGTH);
+	len = get_le32(p + ACPI_RSDP_LENGTH);
 	if (len < ACPI_RSDP_V2_LEN || len > ACPI_RSDP_MAX_LEN)
 		return acpi_why(w, "RSDP: bad length %u (expected %u..%u)",
 				len, ACPI_RSDP_V2_LEN, ACPI_RSDP_MAX_LEN);
@@ -117,8 +100,8 @@ static bool acpi_read_rsdp2(struct acpi_walk *w, uint64_t phys, uint64_t *root, 
 		return acpi_why(w, "RSDP: cannot map %u bytes at %#lx", len, phys);
 	if (!acpi_checksum_ok(p, len))
 		return acpi_why(w, "RSDP: bad extended checksum");
-	if (get64(p + ACPI_RSDP_XSDT)) {
-		*root = get64(p + ACPI_RSDP_XSDT);
+	if (get_le64(p + ACPI_RSDP_XSDT)) {
+		*root = get_le64(p + ACPI_RSDP_XSDT);
 		*xsdt = true;
 	}
 	return true;
@@ -137,7 +120,7 @@ static bool acpi_read_rsdp(struct acpi_walk *w, uint64_t phys, uint64_t *root, b
 		return acpi_why(w, "RSDP: bad checksum");
 	w->out->rsdp_revision = p[ACPI_RSDP_REVISION];
 	acpi_copy_id(w->out->oem_id, p + ACPI_RSDP_OEMID, sizeof(w->out->oem_id) - 1);
-	*root = get32(p + ACPI_RSDP_RSDT);
+	*root = get_le32(p + ACPI_RSDP_RSDT);
 	*xsdt = false;
 	/* Revision 0 is ACPI 1.0; 2 and later carry the XSDT address. */
 	if (w->out->rsdp_revision >= 2 && !acpi_read_rsdp2(w, phys, root, xsdt))
@@ -162,7 +145,7 @@ static bool acpi_map_sdt(struct acpi_walk *w, uint64_t phys, const char *name,
 		return acpi_why(w, "%s: cannot map header at %#lx", name, phys);
 	if (memcmp(t + ACPI_SDT_SIGNATURE, sig, 4))
 		return acpi_why(w, "%s: bad signature", name);
-	len = get32(t + ACPI_SDT_LENGTH);
+	len = get_le32(t + ACPI_SDT_LENGTH);
 	if (len < ACPI_SDT_HDR_LEN)
 		return acpi_why(w, "%s: truncated (length %u < header %u)",
 				name, len, ACPI_SDT_HDR_LEN);
@@ -213,13 +196,13 @@ static void acpi_madt_add_cpu(struct acpi_walk *w, uint32_t id, uint32_t flags,
 /* "Processor Local APIC Structure" */
 static void acpi_madt_lapic(struct acpi_walk *w, const uint8_t *s)
 {
-	acpi_madt_add_cpu(w, s[ACPI_LAPIC_ID], get32(s + ACPI_LAPIC_FLAGS), 0xffu);
+	acpi_madt_add_cpu(w, s[ACPI_LAPIC_ID], get_le32(s + ACPI_LAPIC_FLAGS), 0xffu);
 }
 
 /* "Processor Local x2APIC Structure" */
 static void acpi_madt_x2apic(struct acpi_walk *w, const uint8_t *s)
 {
-	acpi_madt_add_cpu(w, get32(s + ACPI_X2APIC_ID), get32(s + ACPI_X2APIC_FLAGS),
+	acpi_madt_add_cpu(w, get_le32(s + ACPI_X2APIC_ID), get_le32(s + ACPI_X2APIC_FLAGS),
 			  0xffffffffu);
 }
 
@@ -232,15 +215,15 @@ static void acpi_madt_ioapic(struct acpi_walk *w, const uint8_t *s)
 		return;
 	out->has_ioapic = true;
 	out->ioapic_id = s[ACPI_IOAPIC_ID];
-	out->ioapic_addr = get32(s + ACPI_IOAPIC_ADDR);
-	out->ioapic_gsi_base = get32(s + ACPI_IOAPIC_GSI_BASE);
+	out->ioapic_addr = get_le32(s + ACPI_IOAPIC_ADDR);
+	out->ioapic_gsi_base = get_le32(s + ACPI_IOAPIC_GSI_BASE);
 }
 
 /* "Local APIC Address Override Structure": supersedes the 32-bit address
  * in the MADT header; only one may be defined. */
 static void acpi_madt_lapic_ovr(struct acpi_walk *w, const uint8_t *s)
 {
-	uint64_t addr = get64(s + ACPI_LAPIC_OVR_ADDR);
+	uint64_t addr = get_le64(s + ACPI_LAPIC_OVR_ADDR);
 
 	if (w->lapic_ovr || !addr) {
 		acpi_note(w->out, "MADT: Local APIC Address Override %#lx ignored", addr);
@@ -293,8 +276,8 @@ static bool acpi_parse_madt(struct acpi_walk *w, const uint8_t *t, uint32_t len)
 		return false;
 	}
 	out->has_madt = true;
-	out->lapic_addr = get32(t + ACPI_MADT_LAPIC_ADDR);
-	out->pcat_compat = get32(t + ACPI_MADT_FLAGS) & ACPI_MADT_PCAT_COMPAT;
+	out->lapic_addr = get_le32(t + ACPI_MADT_LAPIC_ADDR);
+	out->pcat_compat = get_le32(t + ACPI_MADT_FLAGS) & ACPI_MADT_PCAT_COMPAT;
 	w->madt_rev = t[ACPI_SDT_REVISION];
 	for (off = ACPI_MADT_ENTRIES; off < len; off += sublen) {
 		if (len - off < 2) {
@@ -337,7 +320,7 @@ static bool acpi_parse_hpet(struct acpi_walk *w, const uint8_t *t, uint32_t len)
 	out->has_hpet = true;
 	out->hpet_addr = base.address;
 	out->hpet_number = t[ACPI_HPET_NUMBER];
-	out->hpet_min_tick = get16(t + ACPI_HPET_MIN_TICK);
+	out->hpet_min_tick = get_le16(t + ACPI_HPET_MIN_TICK);
 	return true;
 }
 
@@ -354,7 +337,7 @@ static bool acpi_fadt_has(uint32_t len, uint32_t off, uint32_t size)
 static uint32_t acpi_fadt_port(struct acpi_walk *w, const uint8_t *t, uint32_t len,
 			       uint32_t off, uint32_t x_off, const char *name)
 {
-	uint32_t port = acpi_fadt_has(len, off, 4) ? get32(t + off) : 0;
+	uint32_t port = acpi_fadt_has(len, off, 4) ? get_le32(t + off) : 0;
 	struct acpi_gas x;
 
 	if (acpi_fadt_has(len, x_off, ACPI_GAS_LEN)) {
@@ -380,7 +363,7 @@ static bool acpi_parse_fadt(struct acpi_walk *w, const uint8_t *t, uint32_t len)
 	out->has_fadt = true;
 	out->fadt_revision = t[ACPI_SDT_REVISION];
 	if (acpi_fadt_has(len, ACPI_FADT_FLAGS, 4))
-		flags = get32(t + ACPI_FADT_FLAGS);
+		flags = get_le32(t + ACPI_FADT_FLAGS);
 	out->hw_reduced = flags & ACPI_FADT_HW_REDUCED;
 	/* HW-reduced ACPI: OSPM ignores the fixed hardware register fields
 	 * (PM1, PM timer, their X_ forms) and TMR_VAL_EXT, but not RESET_REG. */
@@ -467,7 +450,7 @@ static bool acpi_walk_root(struct acpi_walk *w, uint64_t phys, bool xsdt)
 	for (uint32_t i = 0; i < n; i++) {
 		const uint8_t *e = t + ACPI_SDT_HDR_LEN + i * esize;
 
-		acpi_visit(w, name, i, xsdt ? get64(e) : get32(e));
+		acpi_visit(w, name, i, xsdt ? get_le64(e) : get_le32(e));
 	}
 	return true;
 }

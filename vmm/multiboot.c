@@ -96,21 +96,9 @@ struct mb_ctx {
 	uint64_t info, info_mods, info_mmap, info_strings, info_end;
 };
 
-/* Files are byte streams with no alignment promise: assemble
- * little-endian values from bytes. */
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 static uint64_t get_word(const uint8_t *p, unsigned word)
 {
-	return word == 8 ? get32(p) | (uint64_t)get32(p + 4) << 32 : get32(p);
-}
-
-static uint16_t get16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
+	return word == 8 ? get_le64(p) : get_le32(p);
 }
 
 static __printf(2, 3) int mb_fail(struct mb_ctx *c, const char *fmt, ...)
@@ -154,9 +142,9 @@ static int mb_find_header(struct mb_ctx *c, uint64_t *off)
 	for (uint64_t i = 0; i + MB_HEADER_LEN <= end; i += MB_HEADER_ALIGN) {
 		const uint8_t *h = c->image + i;
 
-		if (get32(h) != MB_HEADER_MAGIC)
+		if (get_le32(h) != MB_HEADER_MAGIC)
 			continue;
-		if ((uint32_t)(get32(h) + get32(h + 4) + get32(h + 8)) == 0) {
+		if ((uint32_t)(get_le32(h) + get_le32(h + 4) + get_le32(h + 8)) == 0) {
 			*off = i;
 			return 0;
 		}
@@ -191,10 +179,10 @@ static int mb_parse_aout(struct mb_ctx *c, uint64_t hoff, uint64_t *entry)
 	if (hoff + MB_HEADER_AOUT_LEN > MIN(c->image_size, (uint64_t)MB_SEARCH_LEN))
 		return mb_fail(c, "a.out kludge: the address fields at 0x%lx end past the file or its first %u bytes",
 			       hoff + MB_HEADER_LEN, MB_SEARCH_LEN);
-	header_addr = get32(h + offsetof(struct mb_header, header_addr));
-	load_addr = get32(h + offsetof(struct mb_header, load_addr));
-	load_end = get32(h + offsetof(struct mb_header, load_end_addr));
-	bss_end = get32(h + offsetof(struct mb_header, bss_end_addr));
+	header_addr = get_le32(h + offsetof(struct mb_header, header_addr));
+	load_addr = get_le32(h + offsetof(struct mb_header, load_addr));
+	load_end = get_le32(h + offsetof(struct mb_header, load_end_addr));
+	bss_end = get_le32(h + offsetof(struct mb_header, bss_end_addr));
 	if (load_addr > header_addr)
 		return mb_fail(c, "a.out kludge: load_addr 0x%x is above header_addr 0x%x",
 			       load_addr, header_addr);
@@ -214,7 +202,7 @@ static int mb_parse_aout(struct mb_ctx *c, uint64_t hoff, uint64_t *entry)
 	s->memsz = bss_end ? bss_end - load_addr : s->filesz;
 	c->nsegs = 1;
 	c->aout = true;
-	*entry = get32(h + offsetof(struct mb_header, entry_addr));
+	*entry = get_le32(h + offsetof(struct mb_header, entry_addr));
 	return 0;
 }
 
@@ -236,10 +224,10 @@ static int elf_identify(struct mb_ctx *c, const struct elf_layout **layout)
 	if (c->image_size < l->ehdr_len)
 		return mb_fail(c, "file truncated: the %s header needs 0x%x bytes but the file has 0x%lx",
 			       l->name, l->ehdr_len, c->image_size);
-	if (get16(e + E_TYPE) != ET_EXEC)
-		return mb_fail(c, "ELF type %u is not ET_EXEC", get16(e + E_TYPE));
-	if (get16(e + E_MACHINE) != l->machine)
-		return mb_fail(c, "%s machine %u is not %s", l->name, get16(e + E_MACHINE),
+	if (get_le16(e + E_TYPE) != ET_EXEC)
+		return mb_fail(c, "ELF type %u is not ET_EXEC", get_le16(e + E_TYPE));
+	if (get_le16(e + E_MACHINE) != l->machine)
+		return mb_fail(c, "%s machine %u is not %s", l->name, get_le16(e + E_MACHINE),
 			       l->machine_name);
 	*layout = l;
 	return 0;
@@ -251,7 +239,7 @@ static bool elf_read_phdr(const struct mb_ctx *c, const struct elf_layout *l, ui
 {
 	const uint8_t *p = c->image + phoff;
 
-	if (get32(p + l->p_type) != PT_LOAD)
+	if (get_le32(p + l->p_type) != PT_LOAD)
 		return false;
 	s->index = i;
 	s->offset = get_word(p + l->p_offset, l->word);
@@ -297,8 +285,8 @@ static int mb_parse_elf(struct mb_ctx *c, uint64_t *entry)
 	if (elf_identify(c, &l))
 		return -1;
 	phoff = get_word(e + l->e_phoff, l->word);
-	phentsize = get16(e + l->e_phentsize);
-	phnum = get16(e + l->e_phnum);
+	phentsize = get_le16(e + l->e_phentsize);
+	phnum = get_le16(e + l->e_phnum);
 	if (phnum == PN_XNUM)
 		return mb_fail(c, "ELF extended program header numbering (PN_XNUM) is not supported");
 	if (phnum && phentsize < l->phdr_len)
@@ -396,7 +384,7 @@ static int mb_parse_kernel(struct mb_ctx *c)
 
 	if (mb_find_header(c, &hoff))
 		return -1;
-	flags = get32(c->image + hoff + offsetof(struct mb_header, flags));
+	flags = get_le32(c->image + hoff + offsetof(struct mb_header, flags));
 	if (mb_check_flags(c, flags))
 		return -1;
 	if (flags & MB_HF_AOUT_KLUDGE) {

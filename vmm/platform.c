@@ -183,8 +183,9 @@ bool platform_vmx_init(void)
 	struct vmx_caps *c = &platform.vmx;
 	bool ok = vmx_probe(c);
 
+	/* The APIC and TSC probes ran earlier (platform_init). */
 	pr_info("CPU: VMX %s, TSC-deadline %s, invariant TSC %s, x2APIC %s", yn(c->vmx),
-		yn(c->tsc_deadline), yn(c->invariant_tsc), yn(c->x2apic));
+		yn(apic_caps.tsc_deadline), yn(platform.tsc.invariant), yn(apic_caps.x2apic));
 	if (c->vmx && c->revision)
 		vmx_report(c);
 	if (!ok)

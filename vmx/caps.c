@@ -4,8 +4,6 @@
 #include "vmx/vmcs.h"
 
 #define CPUID_1_ECX_VMX     BIT(5)
-#define CPUID_1_ECX_X2APIC  BIT(21)
-#define CPUID_1_ECX_TSCDL   BIT(24)
 
 #define EPT_CAP_WB          BIT(14)
 #define EPT_CAP_2M          BIT(16)
@@ -85,10 +83,6 @@ bool vmx_probe(struct vmx_caps *c)
 	struct cpuid_regs r = cpuid(1, 0);
 
 	*c = (struct vmx_caps){ 0 };
-	c->x2apic = r.ecx & CPUID_1_ECX_X2APIC;
-	c->tsc_deadline = r.ecx & CPUID_1_ECX_TSCDL;
-	if (cpuid(0x80000000, 0).eax >= 0x80000007)
-		c->invariant_tsc = cpuid(0x80000007, 0).edx & BIT(8);
 	c->vmx = r.ecx & CPUID_1_ECX_VMX;
 	if (!c->vmx) {
 		c->unusable = "this CPU has no VMX (CPUID.1:ECX[5] is 0; under QEMU use "

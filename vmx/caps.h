@@ -56,7 +56,6 @@ struct vmx_caps {
 	bool ept, ept_2m, ept_1g, ept_wb, vpid, invept, unrestricted;
 	bool tpr_shadow, apic_access, apic_reg_virt, vid, x2apic_virt, posted_intr;
 	bool act_hlt, act_wfs;
-	bool tsc_deadline, invariant_tsc, x2apic;
 };
 
 /* Reads every capability of the calling CPU and enables VMX in

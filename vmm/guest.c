@@ -204,21 +204,28 @@ static void guest_run_vcpus(struct guest *g)
 	}
 }
 
+uint64_t guest_exits(const struct guest *g, uint64_t reason)
+{
+	uint64_t n = 0;
+
+	for (uint32_t i = 0; i < g->nvcpus; i++) {
+		const struct vcpu *v = g->vcpus[i];
+
+		if (v)
+			n += reason == GUEST_EXITS_ALL ? v->stats.total : v->stats.exits[reason];
+	}
+	return n;
+}
+
 static void guest_report_exits(const struct guest *g)
 {
 	char line[400];
 	size_t n = 0;
-	uint64_t total = 0;
+	uint64_t total = guest_exits(g, GUEST_EXITS_ALL);
 
-	for (uint32_t i = 0; i < g->nvcpus; i++)
-		if (g->vcpus[i])
-			total += g->vcpus[i]->stats.total;
 	for (unsigned r = 0; r < VMX_EXIT_NR && n < sizeof(line); r++) {
-		uint64_t c = 0;
+		uint64_t c = guest_exits(g, r);
 
-		for (uint32_t i = 0; i < g->nvcpus; i++)
-			if (g->vcpus[i])
-				c += g->vcpus[i]->stats.exits[r];
 		if (c)
 			n += (size_t)fmt_snprintf(line + n, sizeof(line) - n, "%s%s %lu",
 						  n ? ", " : "", vmx_exit_name(r), (unsigned long)c);

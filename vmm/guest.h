@@ -10,6 +10,11 @@
  * of guests that failed (nonzero status). */
 uint32_t guests_run_all(const struct tv_config *cfg);
 
+/* VM exits of all its vCPUs so far: of one basic reason, or all of them
+ * for GUEST_EXITS_ALL. */
+#define GUEST_EXITS_ALL (~0ull)
+uint64_t guest_exits(const struct guest *g, uint64_t reason);
+
 /* The vCPU loop: enters the guest until it ends. */
 void vcpu_run(struct vcpu *v);
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "vmm/exit.h"
+#include "vmm/guest.h"
 #include "vmm/hypercall.h"
 #include "vmm/lapic_glue.h"
 #include "vmm/platform.h"
@@ -9,19 +10,6 @@
 #define SS_AR_DPL BITS(6, 5)
 
 /* Exit counts of the whole guest, so a benchmark on any vCPU sees all. */
-static uint64_t guest_exits(const struct guest *g, uint64_t reason)
-{
-	uint64_t n = 0;
-
-	for (uint32_t i = 0; i < g->nvcpus; i++) {
-		const struct vcpu *v = g->vcpus[i];
-
-		if (v)
-			n += reason == ~0ull ? v->stats.total : v->stats.exits[reason];
-	}
-	return n;
-}
-
 static void hc_info(struct vcpu *v, uint64_t *r)
 {
 	r[GPR_RAX] = platform.tb.tsc_hz;
@@ -44,7 +32,7 @@ int exit_vmcall(struct vcpu *v)
 		r[GPR_RAX] = TV_HC_PONG;
 		break;
 	case TV_HC_EXITS:
-		r[GPR_RAX] = r[GPR_RBX] < VMX_EXIT_NR || r[GPR_RBX] == ~0ull
+		r[GPR_RAX] = r[GPR_RBX] < VMX_EXIT_NR || r[GPR_RBX] == GUEST_EXITS_ALL
 			     ? guest_exits(v->guest, r[GPR_RBX]) : TV_HC_ERROR;
 		break;
 	case TV_HC_INFO:

@@ -145,21 +145,15 @@ int exit_preempt_timer(struct vcpu *v)
 	return 0;
 }
 
-static void host_timer_irq(uint8_t vector)
+/* The host LAPIC timer or this CPU's HPET comparator fired. */
+static void backend_irq(uint8_t vector)
 {
 	struct pcpu *p = this_cpu();
 
-	p->timer.lapic_armed = 0;
-	if (p->vcpu)
-		p->vcpu->timer_exit = true;
-	apic_eoi();
-}
-
-static void hpet_irq(uint8_t vector)
-{
-	struct pcpu *p = this_cpu();
-
-	p->timer.hpet_armed = 0;
+	if (vector == VEC_HPET)
+		p->timer.hpet_armed = 0;
+	else
+		p->timer.lapic_armed = 0;
 	if (p->vcpu)
 		p->vcpu->timer_exit = true;
 	apic_eoi();
@@ -178,8 +172,8 @@ static void posted_irq(uint8_t vector)
 
 void vcpu_timer_host_init(void)
 {
-	irq_register(VEC_HOST_TIMER, host_timer_irq);
-	irq_register(VEC_HPET, hpet_irq);
+	irq_register(VEC_HOST_TIMER, backend_irq);
+	irq_register(VEC_HPET, backend_irq);
 	irq_register(VEC_KICK, kick_irq);
 	irq_register(VEC_POSTED, posted_irq);   /* a notification that found us in root mode */
 }

@@ -97,8 +97,6 @@ static void leaf_timebase(uint32_t leaf, struct cpuid_regs *r)
 
 static void guest_cpuid(struct vcpu *v, uint32_t leaf, uint32_t sub, struct cpuid_regs *r)
 {
-	uint32_t host_max = cpuid(0, 0).eax;
-
 	if (leaf >= 0x40000000 && leaf <= 0x4fffffff) {
 		leaf_hypervisor(leaf, r);
 		return;
@@ -109,7 +107,7 @@ static void guest_cpuid(struct vcpu *v, uint32_t leaf, uint32_t sub, struct cpui
 	}
 	*r = cpuid(leaf, sub);
 	switch (leaf) {
-	case 0: r->eax = host_max > 0x16 ? host_max : 0x16; break;
+	case 0: r->eax = MAX(r->eax, 0x16u); break;       /* with 0x15/0x16 */
 	case 1: leaf1(v, r); break;
 	case 6: *r = (struct cpuid_regs){ C6_EAX_ARAT, 0, 0, 0 }; break;
 	case 7:

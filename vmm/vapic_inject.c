@@ -77,12 +77,10 @@ static void tpr_threshold(struct vcpu *v, int vec)
 /* hlt=guest: a vCPU halted in non-root mode with an interrupt it can take
  * is made active. Event injection does that by itself; a pending virtual
  * interrupt (RVI) only wakes it on some CPUs, so we do not rely on it. */
-static void wake_halted(struct vcpu *v)
+static void wake_halted(struct vcpu *v, int vec)
 {
-	if (v->guest->spec->opts.hlt != HLT_GUEST ||
-	    vmread(VMCS_GUEST_ACTIVITY_STATE) != ACTIVITY_HLT)
-		return;
-	if ((vmread(VMCS_GUEST_RFLAGS) & RFLAGS_IF) && vlapic_pending_vector(v->lapic) >= 0)
+	if (vec >= 0 && vmread(VMCS_GUEST_ACTIVITY_STATE) == ACTIVITY_HLT &&
+	    (vmread(VMCS_GUEST_RFLAGS) & RFLAGS_IF))
 		vmwrite(VMCS_GUEST_ACTIVITY_STATE, ACTIVITY_ACTIVE);
 }
 
@@ -122,8 +120,9 @@ void vapic_inject(struct vcpu *v)
 	if (v->lapic->hw_vid) {
 		sync_intr_status(v);
 		if (v->guest->spec->opts.hlt == HLT_GUEST) {
-			wake_halted(v);
-			hlt_exit_if_blocked(v, vlapic_pending_vector(v->lapic));
+			vec = vlapic_pending_vector(v->lapic);
+			wake_halted(v, vec);
+			hlt_exit_if_blocked(v, vec);
 		}
 		return;
 	}

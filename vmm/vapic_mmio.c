@@ -42,7 +42,7 @@ static int fetch_insn(struct vcpu *v, uint8_t *buf, size_t *n, const char **why)
 		.cr4 = vmread(VMCS_GUEST_CR4), .efer = vmread(VMCS_GUEST_EFER),
 		.read_phys = read_phys, .ctx = v->guest,
 	};
-	uint64_t rip = vmread(VMCS_GUEST_RIP) + vmread(VMCS_GUEST_CS_BASE);
+	uint64_t rip = v->exit.rip + vmread(VMCS_GUEST_CS_BASE);
 	size_t to_page_end = PAGE_SIZE - (rip & (PAGE_SIZE - 1));
 
 	if ((env.cr0 & CR0_PG) && (env.cr4 & CR4_PAE) && !(env.efer & EFER_LMA)) {

@@ -41,6 +41,12 @@ void vmx_read_exit(struct vmx_exit *e)
 		e->insn_len = 0;
 		e->rip = 0;
 		return;
+	case VMX_EXIT_EXT_INTR:                 /* host timers, kicks: no qualification */
+		e->insn_len = (uint32_t)vmread(VMCS_EXIT_INSN_LEN);    /* for re-injection */
+		e->rip = 0;
+		e->intr_info = (uint32_t)vmread(VMCS_EXIT_INTR_INFO);
+		e->idt_info = (uint32_t)vmread(VMCS_IDT_VECTORING_INFO);
+		return;
 	default:
 		e->qual = vmread(VMCS_EXIT_QUALIFICATION);
 		e->insn_len = (uint32_t)vmread(VMCS_EXIT_INSN_LEN);

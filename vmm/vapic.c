@@ -253,9 +253,7 @@ int vcpu_msr_write_apic(struct vcpu *v, uint32_t msr, uint64_t val)
 	int r = vlapic_wrmsr(v->lapic, msr, val);
 
 	v->intr_dirty = true;   /* an EOI or ICR write may have moved IRR/ISR */
-	if (v->apic_mode_dirty)
-		vapic_mode_sync(v);
-	return r;
+	return r;       /* a mode change is synced before the next entry */
 }
 
 uint64_t vapic_read_cr8(struct vcpu *v)

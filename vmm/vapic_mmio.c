@@ -178,9 +178,7 @@ int exit_apic_write(struct vcpu *v)
 	/* Trap-like: the CPU stored the value and RIP is already past it. */
 	v->intr_dirty = true;
 	vlapic_apicv_write(v->lapic, (uint32_t)FIELD_GET(APIC_ACCESS_OFFSET, v->exit.qual));
-	if (v->apic_mode_dirty)
-		vapic_mode_sync(v);
-	return 0;
+	return 0;       /* a mode change is synced before the next entry */
 }
 
 int exit_eoi_induced(struct vcpu *v)

@@ -78,11 +78,14 @@ void vcpu_kick(struct vcpu *v)
 		apic_send_ipi(p->apic_id, VEC_KICK);
 }
 
-static bool vcpu_over_time(struct vcpu *v)
+int vcpu_check_time_limit(struct vcpu *v, const char *where)
 {
 	uint64_t deadline = v->guest->deadline_tsc;
 
-	return deadline && rdtsc() > deadline;
+	if (!deadline || rdtsc() <= deadline)
+		return 0;
+	return vcpu_kill(v, GUEST_STATUS_HUNG, "over its time limit of %u s%s",
+			 v->guest->spec->timeout_s, where);
 }
 
 /* EFER.LMA -> "IA-32e mode guest" on CPUs whose VM exits do not store
@@ -128,9 +131,8 @@ static int vcpu_init_sipi(struct vcpu *v)
 		}
 		if (!v->wait_sipi)
 			return 0;
-		if (vcpu_over_time(v))
-			return vcpu_kill(v, GUEST_STATUS_HUNG, "over its time limit of %u s "
-					 "(waiting for SIPI)", v->guest->spec->timeout_s);
+		if (vcpu_check_time_limit(v, " (waiting for SIPI)"))
+			return -1;
 		/* Until a kick: the sender's IPI wakes this CPU. */
 		__asm__ volatile("sti; hlt; cli" ::: "memory");
 	}
@@ -144,11 +146,8 @@ void vcpu_run(struct vcpu *v)
 	irq_disable();
 	this_cpu()->vcpu = v;
 	while (!READ_ONCE(g->ended)) {
-		if (unlikely(vcpu_over_time(v))) {
-			vcpu_kill(v, GUEST_STATUS_HUNG, "over its time limit of %u s",
-				  g->spec->timeout_s);
+		if (unlikely(vcpu_check_time_limit(v, "")))
 			break;
-		}
 		if (unlikely(v->wait_sipi || READ_ONCE(v->lapic->init_pending) ||
 			     READ_ONCE(v->lapic->sipi_pending)) && vcpu_init_sipi(v))
 			break;

@@ -4,6 +4,10 @@
 
 #include "vmm/vcpu.h"
 
+/* Past the guest's time limit (timeout=): ends it, saying where the vCPU
+ * was, and returns -1; else 0. */
+int vcpu_check_time_limit(struct vcpu *v, const char *where);
+
 /* Delivers again the event whose delivery the last exit interrupted. */
 void vcpu_reinject(struct vcpu *v);
 

@@ -17,6 +17,7 @@
 #include "vmm/msr.h"
 #include "vmm/percpu.h"
 #include "vmm/platform.h"
+#include "vmm/vcpu_run.h"
 #include "vmm/vcpu_setup.h"
 #include "vmm/vcpu_timer.h"
 #include "vmx/vmx.h"
@@ -202,9 +203,8 @@ int vcpu_timer_block(struct vcpu *v, bool if_set)
 			break;
 		if (READ_ONCE(v->guest->ended))
 			return -1;
-		if (limit && rdtsc() > limit)
-			return vcpu_kill(v, GUEST_STATUS_HUNG, "over its time limit of %u s (halted)",
-					 v->guest->spec->timeout_s);
+		if (vcpu_check_time_limit(v, " (halted)"))
+			return -1;
 		if (t->armed)
 			wake = t->target - v->tsc_offset - adv;
 		if (limit)

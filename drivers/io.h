@@ -61,6 +61,9 @@ DEFINE_CR(4)
 static inline void cpu_relax(void) { __asm__ volatile("pause" ::: "memory"); }
 static inline void irq_disable(void) { __asm__ volatile("cli" ::: "memory"); }
 static inline void halt(void) { __asm__ volatile("hlt" ::: "memory"); }
+/* With interrupts off: sleep until one arrives, take it, turn them off
+ * again. One asm, so nothing slips between STI's shadow and HLT. */
+static inline void wait_for_interrupt(void) { __asm__ volatile("sti; hlt; cli" ::: "memory"); }
 
 static inline uint32_t mmio_read32(uint64_t addr) { return *(volatile uint32_t *)addr; }
 static inline void mmio_write32(uint64_t addr, uint32_t v) { *(volatile uint32_t *)addr = v; }
@@ -125,5 +128,6 @@ enum msr {
 #define CR4_OSXSAVE    BIT(18)
 
 #define RFLAGS_IF  BIT(9)
+#define RFLAGS_VM  BIT(17)
 
 #endif

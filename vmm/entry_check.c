@@ -12,13 +12,6 @@
 #include "vmm/platform.h"
 #include "vmx/vmx.h"
 
-#define AR_TYPE      BITS(3, 0)
-#define AR_S         BIT(4)
-#define AR_DPL       BITS(6, 5)
-#define AR_P         BIT(7)
-#define AR_L         BIT(13)
-#define AR_DB        BIT(14)
-#define RFLAGS_VM    BIT(17)
 #define RFLAGS_RSVD  (BITS(63, 22) | BIT(15) | BIT(5) | BIT(3))
 
 struct check_ctx {
@@ -53,13 +46,13 @@ static void check_crs(struct check_ctx *c, bool ia32e)
 static void check_segments(struct check_ctx *c, bool ia32e)
 {
 	uint64_t cs = vmread(VMCS_GUEST_CS_AR), tr = vmread(VMCS_GUEST_TR_AR);
-	uint64_t type = FIELD_GET(AR_TYPE, tr);
+	uint64_t type = FIELD_GET(SEG_AR_TYPE, tr);
 
-	if ((cs & SEG_AR_UNUSABLE) || !(cs & AR_P) || !(cs & AR_S))
+	if ((cs & SEG_AR_UNUSABLE) || !(cs & SEG_AR_P) || !(cs & SEG_AR_S))
 		fail(c, "CS not usable, present and a code/data segment");
-	if (ia32e && (cs & AR_L) && (cs & AR_DB))
+	if (ia32e && (cs & SEG_AR_L) && (cs & SEG_AR_DB))
 		fail(c, "CS.L and CS.D both set in IA-32e mode");
-	if ((tr & SEG_AR_UNUSABLE) || !(tr & AR_P) || (tr & AR_S) || (type != 3 && type != 11) ||
+	if ((tr & SEG_AR_UNUSABLE) || !(tr & SEG_AR_P) || (tr & SEG_AR_S) || (type != 3 && type != 11) ||
 	    (ia32e && type != 11))
 		fail(c, "TR not a present busy TSS (a 64-bit one in IA-32e mode)");
 }

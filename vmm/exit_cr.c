@@ -20,7 +20,6 @@
 #define   CR_TYPE_LMSW    3u
 #define CR_QUAL_GPR     BITS(11, 8)
 #define CR_QUAL_LMSW_SRC BITS(31, 16)
-#define CS_AR_L         BIT(13)
 
 static bool in_long_mode(void)
 {
@@ -53,7 +52,7 @@ static int guest_write_cr0(struct vcpu *v, uint64_t val)
 		set_lma(v, true);
 	}
 	if (pg_off && in_long_mode()) {
-		if (vmread(VMCS_GUEST_CS_AR) & CS_AR_L)
+		if (vmread(VMCS_GUEST_CS_AR) & SEG_AR_L)
 			return -1;
 		set_lma(v, false);
 	}

@@ -6,6 +6,7 @@
  */
 #include "drivers/io.h"
 #include "vmm/exit.h"
+#include "vmm/lapic_glue.h"
 #include "vmm/log.h"
 #include "vmm/msr.h"
 #include "vmm/vcpu_run.h"

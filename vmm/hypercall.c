@@ -7,7 +7,6 @@
 #include "vmm/vcpu_run.h"
 #include "vmx/vmx.h"
 
-#define SS_AR_DPL BITS(6, 5)
 
 /* Exit counts of the whole guest, so a benchmark on any vCPU sees all. */
 static void hc_info(struct vcpu *v, uint64_t *r)
@@ -23,7 +22,7 @@ int exit_vmcall(struct vcpu *v)
 	uint64_t *r = v->regs.gpr;
 
 	/* Only the guest kernel may ask; user mode gets #UD as on bare metal. */
-	if (FIELD_GET(SS_AR_DPL, vmread(VMCS_GUEST_SS_AR)) != 0) {
+	if (FIELD_GET(SEG_AR_DPL, vmread(VMCS_GUEST_SS_AR)) != 0) {
 		vcpu_inject_ud(v);
 		return 0;
 	}

@@ -11,9 +11,6 @@ void vcpu_set_guest_tsc(struct vcpu *v, uint64_t tsc);
 void vcpu_set_tsc_adjust(struct vcpu *v, uint64_t adjust);
 uint64_t vcpu_guest_tsc(const struct vcpu *v);
 
-/* APIC MSRs (IA32_APIC_BASE, x2APIC range, TSC deadline): 0 or -1 (#GP). */
-int vcpu_msr_read_apic(struct vcpu *v, uint32_t msr, uint64_t *val);
-int vcpu_msr_write_apic(struct vcpu *v, uint32_t msr, uint64_t val);
 /* MSR bitmaps (SDM Vol. 3C, "MSR-Bitmap Address"): a new one exits on
  * everything but the MSRs whose guest values need no emulation. */
 uint8_t *msr_bitmap_new(void);

@@ -107,7 +107,7 @@ void ap_entry(struct pcpu *p)
 		fn = __atomic_load_n(&p->work, __ATOMIC_ACQUIRE);
 		if (!fn) {
 			/* sti;hlt is atomic: a kick after the check still wakes us. */
-			__asm__ volatile("sti; hlt; cli" ::: "memory");
+			wait_for_interrupt();
 			continue;
 		}
 		p->work = NULL;

@@ -20,9 +20,6 @@
 #define APIC_ACCESS_TYPE    BITS(15, 12)
 #define   APIC_ACCESS_READ  0u
 #define   APIC_ACCESS_WRITE 1u
-#define CS_AR_L             BIT(13)
-#define CS_AR_D             BIT(14)
-#define RFLAGS_VM           BIT(17)
 
 static bool read_phys(void *ctx, uint64_t gpa, void *buf, size_t len)
 {
@@ -64,7 +61,7 @@ static enum insn_mode guest_mode(void)
 	uint64_t ar = vmread(VMCS_GUEST_CS_AR);
 
 	return insn_mode_of(vmread(VMCS_GUEST_CR0) & CR0_PE, vmread(VMCS_GUEST_RFLAGS) & RFLAGS_VM,
-			    (vmread(VMCS_GUEST_EFER) & EFER_LMA) && (ar & CS_AR_L), ar & CS_AR_D);
+			    (vmread(VMCS_GUEST_EFER) & EFER_LMA) && (ar & SEG_AR_L), ar & SEG_AR_DB);
 }
 
 static uint64_t get_gpr(struct vcpu *v, int reg)

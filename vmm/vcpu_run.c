@@ -10,7 +10,6 @@
 #include "vmm/vcpu_timer.h"
 #include "vmm/exit.h"
 #include "vmm/guest.h"
-#include "vmm/log.h"
 #include "vmm/vcpu_run.h"
 #include "vmx/vmx.h"
 
@@ -134,7 +133,7 @@ static int vcpu_init_sipi(struct vcpu *v)
 		if (vcpu_check_time_limit(v, " (waiting for SIPI)"))
 			return -1;
 		/* Until a kick: the sender's IPI wakes this CPU. */
-		__asm__ volatile("sti; hlt; cli" ::: "memory");
+		wait_for_interrupt();
 	}
 }
 

@@ -216,7 +216,7 @@ int vcpu_timer_block(struct vcpu *v, bool if_set)
 		 * (or a kick from another CPU), interrupts on, then look again. */
 		if (wake != ~0ull && !timer_host_sleep_arm(tc, wake))
 			continue;       /* already due */
-		__asm__ volatile("sti; hlt; cli" ::: "memory");
+		wait_for_interrupt();
 	}
 	timer_host_disarm_all(tc);
 	v->timer_dirty = true;

@@ -10,6 +10,7 @@
 #include "vmm/irq.h"
 #include "vmm/log.h"
 #include "vmm/mem.h"
+#include "vmm/multiboot.h"
 #include "vmm/percpu.h"
 #include "vmm/platform.h"
 #include "vmm/vcpu_setup.h"
@@ -156,6 +157,26 @@ static void write_fixed_guest_state(void)
 	vmwrite(VMCS_TSC_OFFSET, 0);
 }
 
+/* What both starts share: descriptor tables at 0 with limit 0xffff, no
+ * paging, PAE or long mode, RSP and the other registers 0, IF clear. */
+static void reset_flat(struct vcpu *v, uint64_t cr0, uint64_t rip)
+{
+	vmwrite(VMCS_GUEST_GDTR_BASE, 0);
+	vmwrite(VMCS_GUEST_GDTR_LIMIT, 0xffff);
+	vmwrite(VMCS_GUEST_IDTR_BASE, 0);
+	vmwrite(VMCS_GUEST_IDTR_LIMIT, 0xffff);
+	vcpu_set_cr0(v, cr0);
+	vmwrite(VMCS_GUEST_CR3, 0);
+	vcpu_set_cr4(v, 0);
+	vmwrite(VMCS_GUEST_EFER, 0);
+	vmwrite(VMCS_GUEST_RSP, 0);
+	vmwrite(VMCS_GUEST_RIP, rip);
+	vmwrite(VMCS_GUEST_RFLAGS, RFLAGS_FIXED);
+	memset(&v->regs, 0, __builtin_offsetof(struct guest_regs, host_rsp));
+	v->entry_ctls &= ~(uint32_t)BIT(ENTRY_IA32E_GUEST);
+	vmwrite(VMCS_ENTRY_CTLS, v->entry_ctls);
+}
+
 void vcpu_reset_multiboot(struct vcpu *v, uint32_t entry, uint32_t mbi)
 {
 	/* Multiboot 0.6.96, "Machine state": flat 32-bit segments, PE on,
@@ -165,22 +186,9 @@ void vcpu_reset_multiboot(struct vcpu *v, uint32_t entry, uint32_t mbi)
 	vmx_write_seg(SEG_CS, 0x08, 0, 0xffffffff, AR_CODE32);
 	vmx_write_seg(SEG_LDTR, 0, 0, 0xffff, AR_LDT | SEG_AR_UNUSABLE);
 	vmx_write_seg(SEG_TR, 0, 0, 0xffff, AR_TSS32);
-	vmwrite(VMCS_GUEST_GDTR_BASE, 0);
-	vmwrite(VMCS_GUEST_GDTR_LIMIT, 0xffff);
-	vmwrite(VMCS_GUEST_IDTR_BASE, 0);
-	vmwrite(VMCS_GUEST_IDTR_LIMIT, 0xffff);
-	vcpu_set_cr0(v, CR0_PE | CR0_ET);
-	vmwrite(VMCS_GUEST_CR3, 0);
-	vcpu_set_cr4(v, 0);
-	vmwrite(VMCS_GUEST_EFER, 0);
-	vmwrite(VMCS_GUEST_RSP, 0);
-	vmwrite(VMCS_GUEST_RIP, entry);
-	vmwrite(VMCS_GUEST_RFLAGS, RFLAGS_FIXED);
-	memset(&v->regs, 0, __builtin_offsetof(struct guest_regs, host_rsp));
-	v->regs.gpr[GPR_RAX] = 0x2badb002;
+	reset_flat(v, CR0_PE | CR0_ET, entry);
+	v->regs.gpr[GPR_RAX] = MB_BOOTLOADER_MAGIC;
 	v->regs.gpr[GPR_RBX] = mbi;
-	v->entry_ctls &= ~(uint32_t)BIT(ENTRY_IA32E_GUEST);
-	vmwrite(VMCS_ENTRY_CTLS, v->entry_ctls);
 }
 
 /* SDM Vol. 3A, "Processor State After Reset" (INIT column), entered at
@@ -193,26 +201,13 @@ void vcpu_reset_sipi(struct vcpu *v, uint8_t vector)
 	vmx_write_seg(SEG_CS, (uint16_t)(vector << 8), (uint64_t)vector << 12, 0xffff, AR_CODE16);
 	vmx_write_seg(SEG_LDTR, 0, 0, 0xffff, AR_LDT);
 	vmx_write_seg(SEG_TR, 0, 0, 0xffff, AR_TSS32);
-	vmwrite(VMCS_GUEST_GDTR_BASE, 0);
-	vmwrite(VMCS_GUEST_GDTR_LIMIT, 0xffff);
-	vmwrite(VMCS_GUEST_IDTR_BASE, 0);
-	vmwrite(VMCS_GUEST_IDTR_LIMIT, 0xffff);
-	vcpu_set_cr0(v, CR0_ET | v->init_cd_nw);
-	vmwrite(VMCS_GUEST_CR3, 0);
-	vcpu_set_cr4(v, 0);
-	vmwrite(VMCS_GUEST_EFER, 0);
-	vmwrite(VMCS_GUEST_RSP, 0);
-	vmwrite(VMCS_GUEST_RIP, 0);
-	vmwrite(VMCS_GUEST_RFLAGS, RFLAGS_FIXED);
+	reset_flat(v, CR0_ET | v->init_cd_nw, 0);
 	vmwrite(VMCS_GUEST_DR7, DR7_INIT);
 	vcpu_set_interruptibility(v, 0);
 	vmwrite(VMCS_GUEST_ACTIVITY_STATE, ACTIVITY_ACTIVE);
 	vmwrite(VMCS_ENTRY_INTR_INFO, 0);
 	v->injecting = false;
-	memset(&v->regs, 0, __builtin_offsetof(struct guest_regs, host_rsp));
 	v->regs.gpr[GPR_RDX] = cpuid(1, 0).eax;     /* processor signature */
-	v->entry_ctls &= ~(uint32_t)BIT(ENTRY_IA32E_GUEST);
-	vmwrite(VMCS_ENTRY_CTLS, v->entry_ctls);
 }
 
 bool vcpu_setup_vmcs(struct vcpu *v, char *err, size_t errlen)

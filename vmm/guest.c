@@ -188,7 +188,6 @@ static void guest_run_vcpus(struct guest *g)
 {
 	for (uint32_t i = 0; i < g->nvcpus; i++)
 		vcpu_alloc(g, i);
-	g->lapics.n = g->nvcpus;
 	if (g->spec->timeout_s)
 		g->deadline_tsc = rdtsc() + (uint64_t)g->spec->timeout_s * platform.tb.tsc_hz;
 	for (uint32_t i = 1; i < g->nvcpus; i++)

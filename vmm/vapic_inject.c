@@ -10,18 +10,14 @@
 #include "drivers/io.h"
 #include "vmm/exit.h"
 #include "vmm/lapic_glue.h"
+#include "vmm/vcpu_setup.h"
 #include "vmx/vmx.h"
 
 #define BLOCKING_STI_MOVSS (INTERRUPTIBILITY_STI | INTERRUPTIBILITY_MOV_SS)
 
 static void set_proc_ctl(struct vcpu *v, unsigned bit, bool on)
 {
-	uint32_t ctls = on ? v->proc_ctls | (uint32_t)BIT(bit) : v->proc_ctls & ~(uint32_t)BIT(bit);
-
-	if (ctls != v->proc_ctls) {
-		v->proc_ctls = ctls;
-		vmwrite(VMCS_PROC_CTLS, ctls);
-	}
+	vcpu_set_ctl(&v->proc_ctls, VMCS_PROC_CTLS, bit, on);
 }
 
 static bool inject_nmi(struct vcpu *v)

@@ -19,6 +19,7 @@
 #include "vmm/mem.h"
 #include "vmm/percpu.h"
 #include "vmm/platform.h"
+#include "vmm/vcpu_setup.h"
 #include "vmx/vmx.h"
 
 #define PI_ON        BIT(0)
@@ -61,14 +62,10 @@ void vapic_pi_free(struct vcpu *v)
 /* Posted-interrupt processing goes with virtual-interrupt delivery. */
 void vapic_pi_enable(struct vcpu *v, bool on)
 {
-	uint32_t pin;
-
-	if (!v->pi || on == READ_ONCE(v->pi_on))
+	if (!v->pi)
 		return;
-	pin = (uint32_t)vmread(VMCS_PIN_CTLS);
-	pin = on ? pin | (uint32_t)BIT(PIN_POSTED_INTR) : pin & ~(uint32_t)BIT(PIN_POSTED_INTR);
-	vmwrite(VMCS_PIN_CTLS, pin);
-	WRITE_ONCE(v->pi_on, on);
+	vcpu_set_ctl(&v->pin_ctls, VMCS_PIN_CTLS, PIN_POSTED_INTR, on);
+	WRITE_ONCE(v->pi_on, on);       /* what other CPUs look at */
 }
 
 bool vapic_pi_post(struct vcpu *v, uint8_t vec)

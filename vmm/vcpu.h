@@ -45,7 +45,6 @@ struct vcpu {
 	uint64_t apic_mapped_base;      /* APIC page mapped (or unmapped) in EPT, ~0: none */
 	bool apic_mode_dirty;           /* APIC mode/base changed: vapic_mode_sync() */
 	bool timer_dirty;               /* timer target moved: re-arm the backend */
-	bool preempt_on;                /* cached: VMX-preemption timer control set */
 	enum timer_kind timer_kind;     /* backend serving this vCPU's APIC timer */
 	/* Two paths reach an expiry at different costs, so each has its own
 	 * advance: `advance` for a running vCPU (backend fires, VM exit),
@@ -66,6 +65,7 @@ struct vcpu {
 	bool pi_on;                     /* posted-interrupt processing enabled now */
 	bool pi_notified;               /* a notification arrived in root mode */
 	uint64_t cr0_mask, cr4_mask;    /* guest/host masks written to the VMCS */
+	uint32_t pin_ctls;              /* cached pin-based controls (vcpu_set_ctl) */
 	uint32_t entry_ctls;            /* cached VM-entry controls (IA-32e mode bit) */
 	uint32_t proc_ctls;             /* cached primary processor-based controls */
 	bool lma_by_hw;                 /* VM exits save EFER.LMA in IA-32e mode guest */

@@ -223,6 +223,7 @@ bool vcpu_setup_vmcs(struct vcpu *v, char *err, size_t errlen)
 	if (!fit_controls(g, &ctls, err, errlen))
 		return false;
 	vmx_ctls_write(&ctls);
+	v->pin_ctls = ctls.pin;
 	v->entry_ctls = ctls.entry;
 	v->proc_ctls = ctls.proc;
 	v->lma_by_hw = platform.vmx.misc & BIT(5);

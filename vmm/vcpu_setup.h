@@ -3,6 +3,21 @@
 #define VMM_VCPU_SETUP_H
 
 #include "vmm/vcpu.h"
+#include "vmx/vmx.h"
+
+/* Sets or clears one bit of a VMCS control field through its cached copy
+ * in the vCPU (v->pin_ctls, v->proc_ctls): a VMWRITE only when the bit
+ * changes. Not for the entry controls where VM exits store EFER.LMA into
+ * them (v->lma_by_hw): there the copy can be stale. */
+static inline void vcpu_set_ctl(uint32_t *cached, uint64_t field, unsigned bit, bool on)
+{
+	uint32_t ctls = on ? *cached | (uint32_t)BIT(bit) : *cached & ~(uint32_t)BIT(bit);
+
+	if (ctls != *cached) {
+		*cached = ctls;
+		vmwrite(field, ctls);
+	}
+}
 
 /* Allocates and fills the vCPU's VMCS and leaves it current. */
 bool vcpu_setup_vmcs(struct vcpu *v, char *err, size_t errlen);

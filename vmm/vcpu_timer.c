@@ -44,13 +44,7 @@ unsigned vcpu_timer_backend(const struct vcpu *v)
 
 static void set_preempt(struct vcpu *v, bool on, uint64_t value)
 {
-	if (on != v->preempt_on) {
-		uint32_t pin = (uint32_t)vmread(VMCS_PIN_CTLS);
-
-		pin = on ? pin | (uint32_t)BIT(PIN_PREEMPT_TIMER) : pin & ~(uint32_t)BIT(PIN_PREEMPT_TIMER);
-		vmwrite(VMCS_PIN_CTLS, pin);
-		v->preempt_on = on;
-	}
+	vcpu_set_ctl(&v->pin_ctls, VMCS_PIN_CTLS, PIN_PREEMPT_TIMER, on);
 	if (on)
 		vmwrite(VMCS_PREEMPT_TIMER_VALUE, value);
 }
@@ -113,7 +107,7 @@ void vcpu_timer_before_entry(struct vcpu *v)
 
 	v->halt_wake = false;
 	if (!t->armed) {
-		if (v->timer_dirty || v->preempt_on || v->guest->deadline_tsc)
+		if (v->timer_dirty || (v->pin_ctls & BIT(PIN_PREEMPT_TIMER)) || v->guest->deadline_tsc)
 			arm_backend(v, false, 0, rdtsc());
 		v->timer_dirty = false;
 		v->timer_exit = false;

@@ -109,7 +109,6 @@ include guest-tests/guest.mk
 # QEMU's -drive and a USB stick alike. 64 cylinders x 16 heads x 63 sectors
 # so Bochs detects the geometry from the size.
 ESP_SECTORS := 64512
-ESP_CFG     ?= $(BUILD)/tickvisor.cfg
 
 # The bundled guest lists, made from the test declarations.
 $(BUILD)/tickvisor.cfg: guest-tests/unittests.cfg scripts/guestcfg.py
@@ -122,13 +121,13 @@ $(BUILD)/smp.cfg: guest-tests/unittests.cfg scripts/guestcfg.py
 	@mkdir -p $(dir $@)
 	$(Q)$(PYTHON) scripts/guestcfg.py smp $@
 
-$(BUILD)/esp.img: $(BUILD)/tickvisor.efi $(ESP_CFG) $(BUILD)/smp.cfg $(GUEST_ELFS)
+$(BUILD)/esp.img: $(BUILD)/tickvisor.efi $(BUILD)/tickvisor.cfg $(BUILD)/smp.cfg $(GUEST_ELFS)
 	$(call say,ESP,$@)
 	$(Q)rm -f $@.tmp && truncate -s $$(( $(ESP_SECTORS) * 512 )) $@.tmp
 	$(Q)mformat -i $@.tmp -T $(ESP_SECTORS) -h 16 -s 63 -v TICKVISOR ::
 	$(Q)mmd -i $@.tmp ::/EFI ::/EFI/BOOT ::/EFI/tickvisor ::/EFI/tickvisor/guests
 	$(Q)mcopy -i $@.tmp $(BUILD)/tickvisor.efi ::/EFI/BOOT/BOOTX64.EFI
-	$(Q)mcopy -i $@.tmp $(ESP_CFG) ::/EFI/tickvisor/tickvisor.cfg
+	$(Q)mcopy -i $@.tmp $(BUILD)/tickvisor.cfg ::/EFI/tickvisor/tickvisor.cfg
 	$(Q)mcopy -i $@.tmp $(BUILD)/smp.cfg ::/EFI/tickvisor/smp.cfg
 	$(Q)$(if $(GUEST_ELFS),mcopy -i $@.tmp $(GUEST_ELFS) ::/EFI/tickvisor/guests/)
 	$(Q)mv $@.tmp $@

@@ -45,11 +45,6 @@ CONFIGS = [
     for apicv in ("on", "off")
 ]
 SMP_CONFIGS = [(f"smp/apicv-{a}", f"apicv={a}") for a in ("on", "off")]
-# Figures the README table shows.
-HEADLINE = ["tscdeadline_spin_lat", "tscdeadline_halt_lat", "oneshot_spin_lat_before",
-            "oneshot_spin_lat_after", "periodic_drift_maxabs", "periodic_period_error",
-            "program_tscdeadline", "program_tmict", "self_ipi", "cpuid_roundtrip",
-            "ipi_roundtrip"]
 
 
 def parse(lines):
@@ -86,7 +81,7 @@ def split_guests(serial):
     return res
 
 
-def run_native(build, work, elf, args, cpus, emu_name):
+def run_native(work, elf, args, cpus, emu_name):
     iso = os.path.join(work, os.path.basename(elf) + ".iso")
     emu.make_native_iso(elf, args, iso)
     status, serial, _ = emu.run(iso, emu_name, cpus=cpus, timeout=900,
@@ -144,7 +139,6 @@ def headline_value(fig):
 
 def goals(res):
     """The goals of issue 7, evaluated on the measured figures."""
-    nat = res["configs"]["native"]
     out = []
 
     def p50(cfg, name):
@@ -278,10 +272,10 @@ def main():
         for c, opts in SMP_CONFIGS], 2, emu_name) \
         if os.path.exists(os.path.join(guests, "smp_pingpong.elf")) else ({}, None)
     tsc_hz = tsc_hz or 50000000
-    native = run_native(build, out, os.path.join(guests, "bench_timer.elf"),
+    native = run_native(out, os.path.join(guests, "bench_timer.elf"),
                         f"bench_timer {TIMER_ARGS} tsc_hz={tsc_hz}", 1, native_emu)
     if os.path.exists(os.path.join(guests, "smp_pingpong.elf")):
-        native.update(run_native(build, out, os.path.join(guests, "smp_pingpong.elf"),
+        native.update(run_native(out, os.path.join(guests, "smp_pingpong.elf"),
                                  "smp_pingpong cpus=2", 2, native_emu))
     configs = {"native": native}
     for c, _ in CONFIGS:

@@ -69,7 +69,7 @@ def run_unit(res, build):
 
 
 def make_image(build, suite):
-    """esp.img with the suite's tickvisor.cfg (and, if given, a file to drop)."""
+    """esp.img with the suite's tickvisor.cfg."""
     work = os.path.join(build, "test", suite.name)
     os.makedirs(work, exist_ok=True)
     img = os.path.join(work, "esp.img")
@@ -79,8 +79,6 @@ def make_image(build, suite):
         f.write(suite.config)
     subprocess.run(["mcopy", "-o", "-i", img, cfg, "::/EFI/tickvisor/tickvisor.cfg"],
                    check=True)
-    for path in suite.remove:
-        subprocess.run(["mdel", "-i", img, "::" + path], check=True)
     return img, work
 
 

@@ -16,7 +16,7 @@ import guestcfg  # noqa: E402
 
 class Suite:
     def __init__(self, name, config, emu="bochs", cpus=1, status=0, expect=(), guests=(),
-                 timeout=300, megs=1024, remove=()):
+                 timeout=300, megs=1024):
         self.name = name
         self.config = config
         self.emu = emu
@@ -26,7 +26,6 @@ class Suite:
         self.guests = list(guests)
         self.timeout = timeout
         self.megs = megs
-        self.remove = list(remove)
 
 
 GLOBALS = "timer=auto\nadvance=off\napicv=on\nlog=info\n"

@@ -252,17 +252,27 @@ def kill(proc):
     proc.wait()
 
 
+def esp_with_config(image, out, cfg, text=None):
+    """Copy the ESP image to out with the host file cfg as its
+    EFI/tickvisor/tickvisor.cfg; with text, write that to cfg first."""
+    if text is not None:
+        with open(cfg, "w") as f:
+            f.write(text)
+    shutil.copyfile(image, out)
+    subprocess.run(["mcopy", "-o", "-i", out, cfg, "::/EFI/tickvisor/tickvisor.cfg"], check=True)
+    return out
+
+
 def with_config(image, name):
     """A copy of the ESP image whose tickvisor.cfg is EFI/tickvisor/NAME.cfg
     (Bochs cannot pass UEFI load options such as config=...)."""
     out = os.path.join(os.path.dirname(os.path.abspath(image)), f"esp-{name}.img")
-    shutil.copyfile(image, out)
     tmp = out + ".cfg"
     r = subprocess.run(["mcopy", "-o", "-i", image, f"::/EFI/tickvisor/{name}.cfg", tmp],
                        capture_output=True, text=True)
     if r.returncode:
         sys.exit(f"tickvisor-run: no EFI/tickvisor/{name}.cfg in {image}")
-    subprocess.run(["mcopy", "-o", "-i", out, tmp, "::/EFI/tickvisor/tickvisor.cfg"], check=True)
+    esp_with_config(image, out, tmp)
     os.unlink(tmp)
     return out
 

@@ -17,7 +17,6 @@ import json
 import os
 import platform
 import re
-import shutil
 import subprocess
 import sys
 
@@ -101,12 +100,9 @@ def tv_config(guests):
 
 
 def run_tickvisor(build, work, guests, cpus, emu_name):
-    img = os.path.join(work, f"esp-{cpus}.img")
-    shutil.copyfile(os.path.join(build, "esp.img"), img)
-    cfg = os.path.join(work, f"tickvisor-{cpus}.cfg")
-    with open(cfg, "w") as f:
-        f.write(tv_config(guests))
-    subprocess.run(["mcopy", "-o", "-i", img, cfg, "::/EFI/tickvisor/tickvisor.cfg"], check=True)
+    img = emu.esp_with_config(os.path.join(build, "esp.img"),
+                              os.path.join(work, f"esp-{cpus}.img"),
+                              os.path.join(work, f"tickvisor-{cpus}.cfg"), tv_config(guests))
     status, serial, _ = emu.run(img, emu_name, cpus=cpus, timeout=1800,
                                 workdir=os.path.join(work, f"tickvisor-{cpus}cpu"))
     m = TSC_RE.search(serial)

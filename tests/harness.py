@@ -11,7 +11,6 @@ import concurrent.futures
 import glob
 import os
 import re
-import shutil
 import subprocess
 import sys
 import time
@@ -72,13 +71,8 @@ def make_image(build, suite):
     """esp.img with the suite's tickvisor.cfg."""
     work = os.path.join(build, "test", suite.name)
     os.makedirs(work, exist_ok=True)
-    img = os.path.join(work, "esp.img")
-    shutil.copyfile(os.path.join(build, "esp.img"), img)
-    cfg = os.path.join(work, "tickvisor.cfg")
-    with open(cfg, "w") as f:
-        f.write(suite.config)
-    subprocess.run(["mcopy", "-o", "-i", img, cfg, "::/EFI/tickvisor/tickvisor.cfg"],
-                   check=True)
+    img = emu.esp_with_config(os.path.join(build, "esp.img"), os.path.join(work, "esp.img"),
+                              os.path.join(work, "tickvisor.cfg"), suite.config)
     return img, work
 
 

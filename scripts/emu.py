@@ -30,6 +30,9 @@ VGABIOS = "/usr/share/vgabios/vgabios.bin"
 FINAL_RE = re.compile(r"^tickvisor: final status (-?\d+)", re.M)
 # A guest booted natively (GRUB, no tickvisor) ends with this line.
 NATIVE_FINAL_RE = re.compile(r"^EXIT: status (-?\d+)", re.M)
+# tickvisor's markers around each guest's own serial output.
+GUEST_START_RE = re.compile(r"^tickvisor: guest (\S+): starting", re.M)
+GUEST_END_RE = re.compile(r"^tickvisor: guest (\S+) exited with status (-?\d+)", re.M)
 BIOS = "/usr/share/bochs/BIOS-bochs-latest"
 STATUS_TIMEOUT = 124
 STATUS_NO_RESULT = 125
@@ -261,6 +264,18 @@ def esp_with_config(image, out, cfg, text=None):
     shutil.copyfile(image, out)
     subprocess.run(["mcopy", "-o", "-i", out, cfg, "::/EFI/tickvisor/tickvisor.cfg"], check=True)
     return out
+
+
+def split_guests(serial):
+    """{guest: (status, [output lines])} from tickvisor's guest markers: the
+    lines between a guest's 'starting' and 'exited' lines."""
+    guests = {}
+    starts = {m.group(1): m.end() for m in GUEST_START_RE.finditer(serial)}
+    for m in GUEST_END_RE.finditer(serial):
+        name, status = m.group(1), int(m.group(2))
+        body = serial[starts.get(name, m.start()):m.start()]
+        guests[name] = (status, body.splitlines())
+    return guests
 
 
 def with_config(image, name):

@@ -28,7 +28,6 @@ BENCH_RE = re.compile(r"^BENCH name=(\S+) unit=(\S+) n=(\d+) min=(-?\d+) p50=(-?
                       r"p99=(-?\d+) max=(-?\d+) mean=(-?\d+)")
 HIST_RE = re.compile(r"^HIST name=(\S+) lo=(-?\d+) width=(\d+) counts=([\d,]+)")
 SERIES_RE = re.compile(r"^SERIES name=(\S+) every=(\d+) values=([-\d,]+)")
-GUEST_END_RE = re.compile(r"^tickvisor: guest (\S+) exited with status (-?\d+)", re.M)
 TSC_RE = re.compile(r"^tickvisor: TSC: (\d+) Hz", re.M)
 
 # delta_us: in Bochs an exit plus entry costs ~800 TSC cycles (one per
@@ -71,15 +70,6 @@ def parse(lines):
     return out
 
 
-def split_guests(serial):
-    res = {}
-    start = 0
-    for m in GUEST_END_RE.finditer(serial):
-        res[m.group(1)] = (int(m.group(2)), serial[start:m.start()].splitlines())
-        start = m.end()
-    return res
-
-
 def run_native(work, elf, args, cpus, emu_name):
     iso = os.path.join(work, os.path.basename(elf) + ".iso")
     emu.make_native_iso(elf, args, iso)
@@ -106,7 +96,7 @@ def run_tickvisor(build, work, guests, cpus, emu_name):
     status, serial, _ = emu.run(img, emu_name, cpus=cpus, timeout=1800,
                                 workdir=os.path.join(work, f"tickvisor-{cpus}cpu"))
     m = TSC_RE.search(serial)
-    per_guest = split_guests(serial)
+    per_guest = emu.split_guests(serial)
     results = {}
     for name, *_ in guests:
         st, lines = per_guest.get(name, (None, []))

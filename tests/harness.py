@@ -21,8 +21,6 @@ sys.path.insert(0, os.path.join(ROOT, "tests"))
 import emu  # noqa: E402
 import suites  # noqa: E402
 
-GUEST_END_RE = re.compile(r"^tickvisor: guest (\S+) exited with status (-?\d+)", re.M)
-GUEST_START_RE = re.compile(r"^tickvisor: guest (\S+): starting", re.M)
 REPORT_RE = re.compile(r"^(PASS|FAIL|SKIP|XFAIL|XPASS): (.*)$")
 
 
@@ -76,17 +74,6 @@ def make_image(build, suite):
     return img, work
 
 
-def split_guests(serial):
-    """{guest: (status, [output lines])} from tickvisor's guest markers."""
-    guests = {}
-    starts = {m.group(1): m.end() for m in GUEST_START_RE.finditer(serial)}
-    for m in GUEST_END_RE.finditer(serial):
-        name, status = m.group(1), int(m.group(2))
-        body = serial[starts.get(name, m.start()):m.start()]
-        guests[name] = (status, body.splitlines())
-    return guests
-
-
 def check_guest(res, suite, name, expect_status, got):
     prefix = f"{suite.name}/{name}"
     if got is None:
@@ -116,7 +103,7 @@ def report_suite(res, suite, status, serial, work, secs):
     for pattern in suite.expect:
         res.check(re.search(pattern, serial, re.M) is not None,
                   f"{suite.name}/serial: {pattern}", "not in the serial log")
-    guests = split_guests(serial)
+    guests = emu.split_guests(serial)
     for name, expect_status in suite.guests:
         check_guest(res, suite, name, expect_status, guests.get(name))
     if not ok or res.failures and res.failures[-1].startswith(suite.name):

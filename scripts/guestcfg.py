@@ -33,6 +33,20 @@ VARIANT_RUNS = {
     "advance": [("advance-auto", "advance=auto")],
 }
 
+# The global options of the generated configs (the bundled ones, make test's).
+GLOBALS = ["timer=auto", "advance=off", "apicv=on", "log=info"]
+
+
+def guest_line(name, file, mem, vcpus, timeout, cmdline, opts=""):
+    """A tickvisor.cfg guest statement for the image EFI/tickvisor/guests/FILE."""
+    return (f'guest {name} guests/{file} mem={mem} vcpus={vcpus} '
+            f'timeout={timeout} cmdline="{cmdline}"' + (f" {opts}" if opts else ""))
+
+
+def config(guest_lines):
+    """A tickvisor.cfg: GLOBALS, then the guest lines."""
+    return "\n".join(GLOBALS + list(guest_lines)) + "\n"
+
 
 class Test:
     def __init__(self, name, sec):
@@ -54,8 +68,7 @@ class Test:
         name = self.name if not run else f"{self.name}.{run}"
         cmdline = f"{self.name} {self.args}".strip()
         opts = " ".join(o for o in (self.options, extra) if o)
-        return (f'guest {name} guests/{self.file} mem={self.mem} vcpus={self.vcpus} '
-                f'timeout={self.timeout} cmdline="{cmdline}"' + (f" {opts}" if opts else ""))
+        return guest_line(name, self.file, self.mem, self.vcpus, self.timeout, cmdline, opts)
 
     def runs(self):
         """(run name or None, options) for every run of this test."""
@@ -78,11 +91,8 @@ def bundled(tests, smp):
     smp.cfg those needing more CPUs (load option config=..., or
     `make run CFG=smp`). Tests that end on purpose with another status
     (triple faults, bad accesses) are make test's business."""
-    lines = ["# Generated from guest-tests/unittests.cfg by scripts/guestcfg.py.",
-             "timer=auto", "advance=off", "apicv=on", "log=info"]
-    lines += [t.guest_line() for t in tests
-              if t.status == 0 and (t.vcpus > 1) == smp]
-    return "\n".join(lines) + "\n"
+    return ("# Generated from guest-tests/unittests.cfg by scripts/guestcfg.py.\n" +
+            config(t.guest_line() for t in tests if t.status == 0 and (t.vcpus > 1) == smp))
 
 
 def main():

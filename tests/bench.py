@@ -23,6 +23,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import emu  # noqa: E402
+import guestcfg  # noqa: E402
 
 BENCH_RE = re.compile(r"^BENCH name=(\S+) unit=(\S+) n=(\d+) min=(-?\d+) p50=(-?\d+) "
                       r"p99=(-?\d+) max=(-?\d+) mean=(-?\d+)")
@@ -84,8 +85,7 @@ def run_native(work, elf, args, cpus, emu_name):
 def tv_config(guests):
     lines = ["log=info"]
     for name, file, opts, args, vcpus in guests:
-        lines.append(f'guest {name} guests/{file} mem=64M vcpus={vcpus} timeout=600 '
-                     f'{opts} cmdline="{args}"')
+        lines.append(guestcfg.guest_line(name, file, "64M", vcpus, 600, args, opts))
     return "\n".join(lines) + "\n"
 
 

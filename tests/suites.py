@@ -28,15 +28,12 @@ class Suite:
         self.megs = megs
 
 
-GLOBALS = "timer=auto\nadvance=off\napicv=on\nlog=info\n"
-
-
 def guest_suite(name, tests, cpus=1, run=None, extra="", timeout=900):
     """One boot running `tests` (with one variant's options)."""
     lines = [t.guest_line(run, extra) for t in tests]
     guests = [(f"{t.name}.{run}" if run else t.name, t.status) for t in tests]
     status = 1 if any(st for _, st in guests) else 0
-    return Suite(name, GLOBALS + "\n".join(lines) + "\n", cpus=cpus, status=status,
+    return Suite(name, guestcfg.config(lines), cpus=cpus, status=status,
                  guests=guests, timeout=timeout, expect=[r"^tickvisor: done: \d+ guests"])
 
 
@@ -83,8 +80,8 @@ SUITES = [
                   r"read \\EFI\\tickvisor\\guests\\does-not-exist.elf: file not found"]),
     # Issue 3: a guest that dies is contained; the next one still runs.
     Suite("containment",
-          GLOBALS + "\n".join(by_name(n).guest_line() for n in
-                              ("triple_fault", "bad_access", "apic_exec", "basic")) + "\n",
+          guestcfg.config(by_name(n).guest_line() for n in
+                          ("triple_fault", "bad_access", "apic_exec", "basic")),
           status=1, guests=[("triple_fault", 251), ("bad_access", 252), ("apic_exec", 252),
                             ("basic", 0)],
           expect=[r"^tickvisor: guest triple_fault: vcpu0: triple fault \(shutdown\)",

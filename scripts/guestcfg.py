@@ -70,13 +70,6 @@ class Test:
         opts = " ".join(o for o in (self.options, extra) if o)
         return guest_line(name, self.file, self.mem, self.vcpus, self.timeout, cmdline, opts)
 
-    def runs(self):
-        """(run name or None, options) for every run of this test."""
-        yield None, ""
-        for v in self.variants:
-            for run, opts in VARIANT_RUNS[v]:
-                yield run, opts
-
 
 def load(path=UNITTESTS):
     cp = configparser.ConfigParser(interpolation=None, inline_comment_prefixes=("#",))

@@ -28,6 +28,11 @@ class Suite:
         self.megs = megs
 
 
+# guest-tests/unittests.cfg, parsed once.
+TESTS = guestcfg.load()
+BY_NAME = {t.name: t for t in TESTS}
+
+
 def guest_suite(name, tests, cpus=1, run=None, extra="", timeout=900):
     """One boot running `tests` (with one variant's options)."""
     lines = [t.guest_line(run, extra) for t in tests]
@@ -37,11 +42,10 @@ def guest_suite(name, tests, cpus=1, run=None, extra="", timeout=900):
                  guests=guests, timeout=timeout, expect=[r"^tickvisor: done: \d+ guests"])
 
 
-def guest_suites():
+def guest_suites(tests):
     """The guest tests of guest-tests/unittests.cfg: every test with the
     defaults, then each variant's run of the tests that list it; tests
     needing several vCPUs boot with 2 and 4 CPUs."""
-    tests = guestcfg.load()
     up = [t for t in tests if t.vcpus == 1]
     out = [guest_suite("guests", up)]
     for variant, runs in guestcfg.VARIANT_RUNS.items():
@@ -54,10 +58,6 @@ def guest_suites():
         if smp:
             out.append(guest_suite(f"smp-{cpus}cpu", smp, cpus=cpus))
     return out
-
-
-def by_name(name):
-    return {t.name: t for t in guestcfg.load()}[name]
 
 
 SUITES = [
@@ -80,7 +80,7 @@ SUITES = [
                   r"read \\EFI\\tickvisor\\guests\\does-not-exist.elf: file not found"]),
     # Issue 3: a guest that dies is contained; the next one still runs.
     Suite("containment",
-          guestcfg.config(by_name(n).guest_line() for n in
+          guestcfg.config(BY_NAME[n].guest_line() for n in
                           ("triple_fault", "bad_access", "apic_exec", "basic")),
           status=1, guests=[("triple_fault", 251), ("bad_access", 252), ("apic_exec", 252),
                             ("basic", 0)],
@@ -91,4 +91,4 @@ SUITES = [
                   r"^tickvisor:   rip=[0-9a-f]{16} rsp=",
                   r"^tickvisor: guest apic_exec: vcpu0: APIC page used for an instruction fetch",
                   r"^tickvisor: done: 4 guests, 3 failed"]),
-] + guest_suites()
+] + guest_suites(TESTS)

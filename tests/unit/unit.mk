@@ -7,7 +7,7 @@
 UNIT_CC     := gcc
 UNIT_CFLAGS := -std=gnu11 -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
                -fno-omit-frame-pointer -Wall -Wextra -Werror -Wno-unused-parameter \
-               -I. -DTV_HOST_TEST -MMD -MP
+               -I. -DTV_HOST_TEST
 UNIT_LIBS   := -lcmocka
 UNIT_OUT    := $(BUILD)/unit
 
@@ -27,14 +27,24 @@ UNIT_SRC_preempt :=
 
 UNIT_TESTS  := $(patsubst tests/unit/test_%.c,%,$(wildcard tests/unit/test_*.c))
 UNIT_BINS   := $(UNIT_TESTS:%=$(UNIT_OUT)/test_%)
+# The objects of test_NAME: its own and those of UNIT_SRC_NAME.
+unit_objs    = $(UNIT_OUT)/obj/tests/unit/test_$(1).o \
+               $(patsubst %.c,$(UNIT_OUT)/obj/%.o,$(UNIT_SRC_$(1)))
+UNIT_OBJS   := $(sort $(foreach t,$(UNIT_TESTS),$(call unit_objs,$(t))))
 
 $(UNIT_OUT)/obj/%.o: %.c
 	$(call say,HOSTCC,$<)
 	@mkdir -p $(dir $@)
-	$(Q)$(UNIT_CC) $(UNIT_CFLAGS) -c -o $@ $<
+	$(Q)$(UNIT_CC) $(UNIT_CFLAGS) -MMD -MP -c -o $@ $<
 
+# Kept, not deleted as intermediates (their .d files name them as targets,
+# so a later make would rebuild them all once).
+.SECONDARY: $(UNIT_OBJS)
+
+# In a pattern rule's prerequisites make puts the stem for every % before
+# the second expansion, so the % of unit_objs must not be written here.
 .SECONDEXPANSION:
-$(UNIT_OUT)/test_%: $(UNIT_OUT)/obj/tests/unit/test_%.o $$(patsubst %.c,$(UNIT_OUT)/obj/%.o,$$(UNIT_SRC_$$*))
+$(UNIT_OUT)/test_%: $$(call unit_objs,$$*)
 	$(call say,HOSTLD,$@)
 	$(Q)$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $^ $(UNIT_LIBS)
 
@@ -44,4 +54,4 @@ unit: unit-build
 	$(Q)fail=0; for t in $(UNIT_BINS); do \
 		CMOCKA_MESSAGE_OUTPUT=TAP $$t || fail=1; done; exit $$fail
 
--include $(shell find $(UNIT_OUT) -name '*.d' 2>/dev/null)
+-include $(UNIT_OBJS:.o=.d)

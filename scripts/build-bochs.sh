@@ -7,6 +7,8 @@
 # posted interrupts; 3.0 is our VMX test bed.
 #
 # Usage: scripts/build-bochs.sh            -> prints path of bochs binary
+#        scripts/build-bochs.sh --find     -> the same if already built, else
+#                                             fails without building
 # Env:   TICKVISOR_CACHE (default ~/.cache/tickvisor)
 set -euo pipefail
 
@@ -18,6 +20,7 @@ if [ -x "$bin" ]; then
 	echo "$bin"
 	exit 0
 fi
+[ "${1:-}" != --find ] || exit 1
 
 work=$cache/bochs-3.0-src
 mkdir -p "$work/etc" "$work/lists/partial"

@@ -49,7 +49,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # Bochs 3.0 (our VMX test bed) is built once into a cache; if that is
-# impossible, Debian's 2.7 is the slow fallback (scripts/bochs.sh says so).
+# impossible, Debian's 2.7 is the slow fallback (scripts/emu.py says so too).
 here=$(dirname "$0")
 if ! "$here/build-bochs.sh" >/dev/null; then
 	echo "tickvisor: NOTICE: Bochs 3.0 could not be built; falling back to Debian's Bochs 2.7 (slower, no posted interrupts)" >&2

@@ -4,7 +4,7 @@
 tickvisor's result from its last serial line.
 
 Emulators:
-  bochs  Bochs 3.0 (built once by scripts/build-bochs.sh) with OVMF; VMX,
+  bochs  Bochs 3.0 (built once by `make deps`) with OVMF; VMX,
          preemption timer, APICv. Instruction-driven clock: repeatable runs.
          Falls back to Debian's Bochs 2.7 with a notice.
   tcg    QEMU TCG with OVMF: boots the EFI app but has no VMX.
@@ -22,6 +22,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -58,21 +59,31 @@ def default_emu():
     return "kvm" if kvm_usable() else "bochs"
 
 
+_bochs = None
+_bochs_lock = threading.Lock()
+
+
 def bochs_binary():
-    """(path, is_30): our cached 3.0 build, else Debian's 2.7 with a notice."""
-    try:
-        out = subprocess.run([os.path.join(ROOT, "scripts/build-bochs.sh")],
-                             check=True, capture_output=True, text=True).stdout
-        path = out.strip().splitlines()[-1]
-        if os.access(path, os.X_OK):
-            return path, True
-    except (subprocess.CalledProcessError, IndexError):
-        pass
-    if shutil.which("bochs"):
-        print("tickvisor-run: NOTICE: using Debian's Bochs 2.7 (slow fallback, "
-              "no posted interrupts): Bochs 3.0 could not be built", file=sys.stderr)
-        return shutil.which("bochs"), False
-    sys.exit("tickvisor-run: no Bochs: run `make deps` first")
+    """(path, is_30), looked up once per process (the harness boots from
+    several threads): the cached 3.0 build, which scripts/deps.sh makes
+    (`make run`, `make test` and `make bench` run it first), else
+    Debian's 2.7 with a notice."""
+    global _bochs
+    with _bochs_lock:
+        if _bochs is None:
+            r = subprocess.run([os.path.join(ROOT, "scripts/build-bochs.sh"), "--find"],
+                               capture_output=True, text=True)
+            path = r.stdout.strip()
+            if r.returncode == 0 and os.access(path, os.X_OK):
+                _bochs = path, True
+            elif shutil.which("bochs"):
+                print("tickvisor-run: NOTICE: using Debian's Bochs 2.7 (slow fallback, no "
+                      "posted interrupts): Bochs 3.0 is not built (`make deps` builds it)",
+                      file=sys.stderr)
+                _bochs = shutil.which("bochs"), False
+            else:
+                sys.exit("tickvisor-run: no Bochs: run `make deps` first")
+        return _bochs
 
 
 def bochsrc(img, workdir, cpus, megs, is_30, model, native=False):

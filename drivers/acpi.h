@@ -13,8 +13,6 @@
 #define DRIVERS_ACPI_H
 
 #include "drivers/base.h"
-/* Only for TV_MAX_CPUS: options.h is plain data over drivers/base.h. */
-#include "drivers/base.h"
 
 #define ACPI_MAX_NOTES          8u
 #define ACPI_NOTE_LEN           96u

@@ -55,7 +55,8 @@ void vcpu_inject_exception(struct vcpu *v, uint8_t vector, bool has_error, uint3
 
 void vcpu_reinject(struct vcpu *v)
 {
-	uint32_t info = v->exit.idt_info & ~(uint32_t)BIT(12);
+	/* Bit 12 (NMI unblocking in exit information) is reserved on entry. */
+	uint32_t info = v->exit.idt_info & ~(uint32_t)INTR_INFO_NMI_UNBLOCK;
 	unsigned type = (unsigned)FIELD_GET(INTR_INFO_TYPE, info);
 
 	if (info & INTR_INFO_ERROR_VALID)

@@ -68,10 +68,8 @@ static void expire(struct vcpu *v, uint64_t host_now, struct timer_advance *a)
 
 void vcpu_timer_after_entry(struct vcpu *v)
 {
-	if (v->spin_target) {
-		advance_observe(v->advance_seen, (int64_t)(v->regs.spin_arrival - v->spin_target));
-		v->spin_target = 0;
-	}
+	advance_observe(v->advance_seen, (int64_t)(v->regs.spin_arrival - v->spin_target));
+	v->spin_target = 0;
 }
 
 /* The VMX-preemption timer serves the guest timer (preempt backend), a

@@ -15,7 +15,8 @@ void vcpu_timer_before_entry(struct vcpu *v);
  * to take (with IF clear: an NMI or INIT only). */
 int vcpu_timer_block(struct vcpu *v, bool if_set);
 int exit_preempt_timer(struct vcpu *v);
-/* After a VM entry that waited for an advanced timer: feed the tuner. */
+/* After a VM entry that waited for an advanced timer (v->spin_target set):
+ * feed the tuner. */
 void vcpu_timer_after_entry(struct vcpu *v);
 /* Measures the entry stub's wait-to-guest time (v->entry_tsc) and the
  * guest-to-exit time (v->exit_tsc) before the guest's own state is set up. */

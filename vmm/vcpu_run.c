@@ -78,12 +78,8 @@ void vcpu_kick(struct vcpu *v)
 		apic_send_ipi(p->apic_id, VEC_KICK);
 }
 
-int vcpu_check_time_limit(struct vcpu *v, const char *where)
+int vcpu_time_limit_hit(struct vcpu *v, const char *where)
 {
-	uint64_t deadline = v->guest->deadline_tsc;
-
-	if (!deadline || rdtsc() <= deadline)
-		return 0;
 	return vcpu_kill(v, GUEST_STATUS_HUNG, "over its time limit of %u s%s",
 			 v->guest->spec->timeout_s, where);
 }

@@ -11,12 +11,10 @@
  * them (v->lma_by_hw): there the copy can be stale. */
 static inline void vcpu_set_ctl(uint32_t *cached, uint64_t field, unsigned bit, bool on)
 {
-	uint32_t ctls = on ? *cached | (uint32_t)BIT(bit) : *cached & ~(uint32_t)BIT(bit);
-
-	if (ctls != *cached) {
-		*cached = ctls;
-		vmwrite(field, ctls);
-	}
+	if (!!(*cached & BIT(bit)) == on)       /* every entry asks: keep it cheap */
+		return;
+	*cached ^= (uint32_t)BIT(bit);
+	vmwrite(field, *cached);
 }
 
 /* Allocates and fills the vCPU's VMCS and leaves it current. */

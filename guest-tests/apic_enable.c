@@ -118,13 +118,13 @@ static void test_sw_disable_ipi(void)
 	report(!apic_vec_test(LAPIC_IRR, VEC),
 	       "software-disabled: fixed self-IPI not accepted (IRR clear)");
 	sti();
-	apic_util_delay_us(APIC_QUIET_US);
+	tsc_delay_us(APIC_QUIET_US);
 	cli();
 	report(hits == 0, "software-disabled: fixed self-IPI not delivered (%u)", hits);
 	hits = 0;
 	apic_sw_enable();
 	sti();
-	apic_util_delay_us(APIC_QUIET_US);
+	tsc_delay_us(APIC_QUIET_US);
 	cli();
 	report(hits == 0, "the refused IPI does not come back after software enable (%u)", hits);
 
@@ -137,7 +137,7 @@ static void test_sw_disable_ipi(void)
 	sti();
 	apic_util_wait(&hits, 1, APIC_WAIT_US);
 	report(hits >= 1, "held interrupt delivered once enabled (%u)", hits);
-	apic_util_delay_us(APIC_QUIET_US);
+	tsc_delay_us(APIC_QUIET_US);
 	cli();
 	report(hits == 1 && apic_vec_none(LAPIC_ISR) && apic_vec_none(LAPIC_IRR),
 	       "exactly once, IRR and ISR empty afterwards (%u)", hits);
@@ -156,7 +156,7 @@ static void test_sw_disable_x2apic_self_ipi(void)
 	wrmsr(MSR_SELF_IPI, VEC);
 	report(!apic_vec_test(LAPIC_IRR, VEC), "x2APIC, software-disabled: SELF IPI not accepted");
 	sti();
-	apic_util_delay_us(APIC_QUIET_US);
+	tsc_delay_us(APIC_QUIET_US);
 	cli();
 	report(hits == 0, "x2APIC, software-disabled: SELF IPI not delivered (%u)", hits);
 	hits = 0;
@@ -164,7 +164,7 @@ static void test_sw_disable_x2apic_self_ipi(void)
 	wrmsr(MSR_SELF_IPI, VEC);
 	sti();
 	apic_util_wait(&hits, 1, APIC_WAIT_US);
-	apic_util_delay_us(APIC_QUIET_US);
+	tsc_delay_us(APIC_QUIET_US);
 	cli();
 	report(hits == 1, "x2APIC, enabled again: SELF IPI delivered once (%u)", hits);
 	reset_apic();
@@ -241,7 +241,7 @@ static void test_hw_disable(void)
 	apic_sw_enable();
 	hits = 0;
 	sti();
-	apic_util_delay_us(APIC_QUIET_US);
+	tsc_delay_us(APIC_QUIET_US);
 	check_reset(hits == 0, "the IPI pending before the disable is gone (%u)", hits);
 	hits = 0;
 	apic_self_ipi(VEC);

@@ -62,7 +62,7 @@ static void on_low(struct ex_regs *r)
 
 	apic_self_ipi(SAME);
 	apic_self_ipi(LOWER);
-	apic_util_delay_us(APIC_QUIET_US);
+	tsc_delay_us(APIC_QUIET_US);
 	waited = same_hits == 0 && lower_hits == 0;
 	same_irr = apic_vec_test(LAPIC_IRR, SAME);
 	lower_irr = apic_vec_test(LAPIC_IRR, LOWER);
@@ -95,7 +95,7 @@ static void test_nesting(void)
 	apic_self_ipi(LOW);
 	sti();
 	apic_util_wait(&lower_hits, 1, APIC_WAIT_US);
-	apic_util_delay_us(APIC_QUIET_US);
+	tsc_delay_us(APIC_QUIET_US);
 	cli();
 	report(low_hits == 1 && low_isr_in, "vector 0x%x delivered once, in service", LOW);
 	report(high_in_low && high_hits == 1, "vector 0x%x preempts its handler (%u)", HIGH,
@@ -136,7 +136,7 @@ static void test_eoi_empty_isr(void)
 	       apic_read(LAPIC_PPR) == 0, "EOI with empty ISR: IRR bit kept, ISR empty, PPR 0");
 	sti();
 	apic_util_wait(&same_hits, 1, APIC_WAIT_US);
-	apic_util_delay_us(APIC_QUIET_US);
+	tsc_delay_us(APIC_QUIET_US);
 	cli();
 	report(same_hits == 1 && apic_vec_none(LAPIC_ISR) && apic_vec_none(LAPIC_IRR),
 	       "the pending vector is still delivered once (%u)", same_hits);

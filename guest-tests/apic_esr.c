@@ -48,7 +48,7 @@ static void on_error(struct ex_regs *r)
 static void let_in(void)
 {
 	sti();
-	apic_util_delay_us(APIC_QUIET_US);
+	tsc_delay_us(APIC_QUIET_US);
 	cli();
 }
 
@@ -90,7 +90,7 @@ static void test_error_lvt(void)
 	       ERR_VEC);
 	sti();
 	apic_util_wait(&err_hits, 1, APIC_WAIT_US);
-	apic_util_delay_us(APIC_QUIET_US);
+	tsc_delay_us(APIC_QUIET_US);
 	cli();
 	report(err_hits == 1, "error interrupt delivered once (%u)", err_hits);
 	report(is_send_illegal(err_esr), "its handler reads ESR 0x%x", err_esr);
@@ -121,14 +121,14 @@ static void test_illegal_register(void)
 /* A one-shot timer whose LVT holds an illegal vector. */
 static void test_illegal_lvt(void)
 {
-	uint64_t end = rdtsc() + APIC_WAIT_US * apic_util_tsc_hz() / 1000000;
+	uint64_t deadline = tsc_deadline_us(APIC_WAIT_US);
 	uint32_t esr;
 
 	apic_write(LAPIC_TDCR, LAPIC_TDCR_DIV1);
 	apic_write(LAPIC_LVT_TIMER, ILLEGAL);
 	apic_write(LAPIC_TMICT, TIMER_COUNT);
-	while (apic_read(LAPIC_TMCCT) && rdtsc() < end)
-		apic_util_delay_us(20);
+	while (apic_read(LAPIC_TMCCT) && !tsc_passed(deadline))
+		tsc_delay_us(20);
 	let_in();
 	report(apic_read(LAPIC_TMCCT) == 0, "one-shot timer with vector %u expired", ILLEGAL);
 	report(illegal_hits == 0 && apic_read(LAPIC_IRR) == 0, "its vector not delivered");

@@ -30,7 +30,7 @@ static bool ipi_reaches_self(uint32_t dest)
 	apic_icr_write(VEC, dest);
 	sti();
 	apic_util_wait(&hits, 1, APIC_WAIT_US);
-	apic_util_delay_us(APIC_QUIET_US);
+	tsc_delay_us(APIC_QUIET_US);
 	cli();
 	return hits == 1;
 }

@@ -30,7 +30,7 @@ static void on_nmi(struct ex_regs *r)
 	nmi_hits++;
 	if (resend && nmi_hits == 1) {
 		apic_icr_write(ICR_SELF | ICR_NMI, 0);
-		apic_util_delay_us(APIC_QUIET_US);
+		tsc_delay_us(APIC_QUIET_US);
 		hits_while_blocked = nmi_hits;
 	}
 	depth--;
@@ -53,7 +53,7 @@ static void reset_counts(void)
 static void expect_one_nmi(const char *how)
 {
 	apic_util_wait(&nmi_hits, 1, APIC_WAIT_US);
-	apic_util_delay_us(APIC_QUIET_US);
+	tsc_delay_us(APIC_QUIET_US);
 	report(nmi_hits == 1 && decoy_hits == 0, "%s: one NMI with IF=0 (%u)", how, nmi_hits);
 	reset_counts();
 }
@@ -77,7 +77,7 @@ static void test_blocking(void)
 	resend = true;
 	apic_icr_write(ICR_SELF | ICR_NMI, 0);
 	apic_util_wait(&nmi_hits, 2, APIC_WAIT_US);
-	apic_util_delay_us(APIC_QUIET_US);
+	tsc_delay_us(APIC_QUIET_US);
 	report(hits_while_blocked == 1, "NMI sent inside the NMI handler is held (%u during it)",
 	       hits_while_blocked);
 	report(nmi_hits == 2, "and delivered after IRET (%u in all)", nmi_hits);

@@ -35,7 +35,7 @@ static void expect_once(const char *how)
 {
 	sti();
 	apic_util_wait(&hits, 1, APIC_WAIT_US);
-	apic_util_delay_us(APIC_QUIET_US);
+	tsc_delay_us(APIC_QUIET_US);
 	cli();
 	report(hits == 1, "%s: delivered exactly once (%u)", how, hits);
 	report(isr_in && !irr_in && !tmr_in, "%s: in the handler ISR 1, IRR 0, TMR 0 (%u %u %u)",
@@ -48,7 +48,7 @@ static void expect_once(const char *how)
 static void expect_none(const char *how)
 {
 	sti();
-	apic_util_delay_us(APIC_QUIET_US);
+	tsc_delay_us(APIC_QUIET_US);
 	cli();
 	report(hits == 0 && apic_vec_none(LAPIC_IRR), "%s: not delivered (%u)", how, hits);
 	hits = 0;

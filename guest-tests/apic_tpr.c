@@ -45,7 +45,7 @@ static void test_registers(void)
 static bool quiet_then_count(uint32_t want)
 {
 	sti();
-	apic_util_delay_us(APIC_QUIET_US);
+	tsc_delay_us(APIC_QUIET_US);
 	cli();
 	return hits == want;
 }
@@ -65,7 +65,7 @@ static void test_held_by_tpr(void)
 	sti();
 	apic_util_wait(&hits, 1, APIC_WAIT_US);
 	report(hits >= 1, "TPR 0x4f: delivered (%u)", hits);
-	apic_util_delay_us(APIC_QUIET_US);
+	tsc_delay_us(APIC_QUIET_US);
 	cli();
 	report(hits == 1, "exactly once (%u)", hits);
 	report(isr_in, "in the handler: ISR bit set");
@@ -112,7 +112,7 @@ static void test_cr8(void)
 	sti();
 	apic_util_wait(&hits, 1, APIC_WAIT_US);
 	report(hits >= 1, "CR8 4: delivered (%u)", hits);
-	apic_util_delay_us(APIC_QUIET_US);
+	tsc_delay_us(APIC_QUIET_US);
 	cli();
 	report(hits == 1 && ppr_in == 0x50, "exactly once, PPR 0x%x in the handler", ppr_in);
 	write_cr8(0);

@@ -5,51 +5,13 @@
 #include "lib/percpu.h"
 #include "lib/processor.h"
 #include "lib/report.h"
-#include "lib/tickvisor.h"
-
-#define TSC_HZ_GUESS            (4000ull * 1000 * 1000)
-
-/* Cached: CPUID and VMCALL are VM exits. */
-uint64_t apic_util_tsc_hz(void)
-{
-	static uint64_t hz;
-	struct tv_info info;
-	struct cpuid r;
-	uint32_t max;
-
-	if (hz)
-		return hz;
-	max = cpuid(0).a;
-	if (tickvisor_present() && tv_get_info(&info) && info.tsc_hz)
-		hz = info.tsc_hz;
-	else if (max >= 0x15 && (r = cpuid(0x15)).a && r.b && r.c)
-		hz = (uint64_t)r.c * r.b / r.a;         /* crystal * ratio */
-	else if (max >= 0x16 && (r = cpuid(0x16)).a)
-		hz = (uint64_t)r.a * 1000000;           /* base MHz */
-	else
-		hz = TSC_HZ_GUESS;
-	return hz;
-}
-
-static uint64_t us_to_tsc(uint64_t us)
-{
-	return us * apic_util_tsc_hz() / 1000000;
-}
-
-void apic_util_delay_us(uint64_t us)
-{
-	uint64_t end = rdtsc() + us_to_tsc(us);
-
-	while (rdtsc() < end)
-		pause();
-}
 
 bool apic_util_wait(const volatile uint32_t *count, uint32_t target, uint64_t us)
 {
-	uint64_t end = rdtsc() + us_to_tsc(us);
+	uint64_t deadline = tsc_deadline_us(us);
 
 	while (*count < target) {
-		if (rdtsc() >= end)
+		if (tsc_passed(deadline))
 			return *count >= target;
 		pause();
 	}

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Helpers shared by the local APIC conformance tests (guest-tests/apic_*.c):
- * bounded waits in TSC time, IRR/ISR/TMR bit tests, self-IPIs, the ESR's
- * write-before-read sequence and IA32_APIC_BASE writes that keep the
- * runtime's cached APIC mode (percpu.x2apic) in step.
+ * bounded waits in TSC time (lib/tsc.h), IRR/ISR/TMR bit tests, self-IPIs,
+ * the ESR's write-before-read sequence and IA32_APIC_BASE writes that keep
+ * the runtime's cached APIC mode (percpu.x2apic) in step.
  *
  * Every wait is bounded, so an interrupt that never comes is a FAIL and
  * not a hang. Under tickvisor a self-IPI is pending at the next VM entry,
@@ -13,6 +13,7 @@
 #define GUEST_APIC_UTIL_H
 
 #include "lib/apic.h"
+#include "lib/tsc.h"
 
 #define APIC_WAIT_US            10000u  /* upper bound for an expected interrupt */
 #define APIC_QUIET_US           200u    /* how long "nothing arrives" is watched */
@@ -34,10 +35,6 @@
 #define LAPIC_SVR_EOI_SUPP      BIT(12)
 #endif
 
-/* TSC rate: tickvisor's TV_HC_INFO, else CPUID 0x15, else 0x16, else a
- * high guess (waits then last longer than asked, never shorter). */
-uint64_t apic_util_tsc_hz(void);
-void apic_util_delay_us(uint64_t us);
 /* Spins until *count >= target or `us` pass; true if it got there. */
 bool apic_util_wait(const volatile uint32_t *count, uint32_t target, uint64_t us);
 

@@ -22,7 +22,6 @@
 #define VEC             0x61u
 #define LVT_VEC_BASE    0x50u   /* LVT i gets vector LVT_VEC_BASE + i */
 #define APIC_BASE_XAPIC (LAPIC_MMIO_BASE | APIC_BASE_EN)
-#define MSR_SELF_IPI    (MSR_X2APIC_BASE + (LAPIC_SELF_IPI >> 4))
 
 static const struct {
 	const char *name;
@@ -153,7 +152,7 @@ static void test_sw_disable_x2apic_self_ipi(void)
 	enable_x2apic();
 	hits = 0;
 	apic_sw_disable();
-	wrmsr(MSR_SELF_IPI, VEC);
+	wrmsr(MSR_X2APIC_SELF_IPI, VEC);
 	report(!apic_vec_test(LAPIC_IRR, VEC), "x2APIC, software-disabled: SELF IPI not accepted");
 	sti();
 	tsc_delay_us(APIC_QUIET_US);
@@ -161,7 +160,7 @@ static void test_sw_disable_x2apic_self_ipi(void)
 	report(hits == 0, "x2APIC, software-disabled: SELF IPI not delivered (%u)", hits);
 	hits = 0;
 	apic_sw_enable();
-	wrmsr(MSR_SELF_IPI, VEC);
+	wrmsr(MSR_X2APIC_SELF_IPI, VEC);
 	sti();
 	apic_util_wait(&hits, 1, APIC_WAIT_US);
 	tsc_delay_us(APIC_QUIET_US);

@@ -17,8 +17,6 @@
 #define FIRST_LEGAL     16u
 #define ERR_VEC         0xe5u
 #define TIMER_COUNT     1000u   /* APIC timer clocks at divide 1 */
-#define MSR_ICR         (MSR_X2APIC_BASE + (LAPIC_ICR_LO >> 4))
-#define MSR_SELF_IPI    (MSR_X2APIC_BASE + (LAPIC_SELF_IPI >> 4))
 
 static volatile uint32_t illegal_hits, legal_hits, err_hits, err_esr;
 
@@ -152,10 +150,10 @@ static void test_x2apic(void)
 	enable_x2apic();
 	apic_sw_enable();
 	apic_esr_latch();
-	wrmsr(MSR_ICR, (uint64_t)apic_id() << 32 | ILLEGAL);
+	wrmsr(MSR_X2APIC_ICR, (uint64_t)apic_id() << 32 | ILLEGAL);
 	esr = apic_esr_latch();
 	report(is_send_illegal(esr), "ICR with vector %u: ESR 0x%x", ILLEGAL, esr);
-	wrmsr(MSR_SELF_IPI, ILLEGAL);
+	wrmsr(MSR_X2APIC_SELF_IPI, ILLEGAL);
 	esr = apic_esr_latch();
 	report(is_send_illegal(esr), "SELF IPI with vector %u: ESR 0x%x", ILLEGAL, esr);
 	let_in();

@@ -14,7 +14,6 @@
 #define ICR_NMI         ((uint32_t)FIELD_PREP(LAPIC_ICR_DELIVERY, LAPIC_DM_NMI))
 #define ICR_SELF        ((uint32_t)FIELD_PREP(LAPIC_ICR_SHORTHAND, LAPIC_DEST_SELF))
 #define DECOY_VEC       0x33u   /* in the vector field of an NMI: must not be used */
-#define MSR_ICR         (MSR_X2APIC_BASE + (LAPIC_ICR_LO >> 4))
 
 static volatile uint32_t nmi_hits, decoy_hits;
 static volatile uint32_t depth, max_depth;      /* NMI handler nesting */
@@ -101,9 +100,9 @@ static void test_x2apic(void)
 	}
 	enable_x2apic();
 	apic_sw_enable();
-	wrmsr(MSR_ICR, ICR_SELF | ICR_NMI | DECOY_VEC);
+	wrmsr(MSR_X2APIC_ICR, ICR_SELF | ICR_NMI | DECOY_VEC);
 	expect_one_nmi("x2APIC ICR shorthand self");
-	wrmsr(MSR_ICR, (uint64_t)apic_id() << 32 | ICR_NMI);
+	wrmsr(MSR_X2APIC_ICR, (uint64_t)apic_id() << 32 | ICR_NMI);
 	expect_one_nmi("x2APIC ICR physical destination");
 	reset_apic();
 }

@@ -15,8 +15,6 @@
 
 #define VEC             0x70u
 #define ICR_SH(sh)      ((uint32_t)FIELD_PREP(LAPIC_ICR_SHORTHAND, sh))
-#define MSR_ICR         (MSR_X2APIC_BASE + (LAPIC_ICR_LO >> 4))
-#define MSR_SELF_IPI    (MSR_X2APIC_BASE + (LAPIC_SELF_IPI >> 4))
 
 static volatile uint32_t hits, isr_in, irr_in, tmr_in;
 
@@ -125,16 +123,16 @@ static void test_x2apic(void)
 	enable_x2apic();
 	apic_sw_enable();
 	id = apic_id();
-	wrmsr(MSR_ICR, (uint64_t)id << 32 | VEC);
-	icr = rdmsr(MSR_ICR);
+	wrmsr(MSR_X2APIC_ICR, (uint64_t)id << 32 | VEC);
+	icr = rdmsr(MSR_X2APIC_ICR);
 	report(icr == ((uint64_t)id << 32 | VEC), "ICR reads 0x%lx: destination in 63:32, bit 12 0",
 	       icr);
 	expect_once("64-bit ICR, physical destination = own ID");
-	wrmsr(MSR_ICR, ICR_SH(LAPIC_DEST_SELF) | VEC);
+	wrmsr(MSR_X2APIC_ICR, ICR_SH(LAPIC_DEST_SELF) | VEC);
 	expect_once("ICR shorthand self");
-	wrmsr(MSR_ICR, 0xffffffffull << 32 | VEC);
+	wrmsr(MSR_X2APIC_ICR, 0xffffffffull << 32 | VEC);
 	expect_once("ICR broadcast 0xffffffff");
-	wrmsr(MSR_SELF_IPI, VEC);
+	wrmsr(MSR_X2APIC_SELF_IPI, VEC);
 	report(hits == 0 && apic_vec_test(LAPIC_IRR, VEC), "SELF IPI: IF=0, pending in IRR");
 	expect_once("SELF IPI register");
 	reset_apic();

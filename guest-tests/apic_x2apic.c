@@ -9,19 +9,18 @@
 #include "lib/guest.h"
 #include "lib/apic_util.h"
 
-#define MSR(reg)        (MSR_X2APIC_BASE + ((reg) >> 4))
-#define MSR_ID          MSR(LAPIC_ID)
-#define MSR_VERSION     MSR(LAPIC_VERSION)
-#define MSR_TPR         MSR(LAPIC_TPR)
-#define MSR_PPR         MSR(LAPIC_PPR)
-#define MSR_EOI         MSR(LAPIC_EOI)
-#define MSR_LDR         MSR(LAPIC_LDR)
-#define MSR_SVR         MSR(LAPIC_SVR)
-#define MSR_ESR         MSR(LAPIC_ESR)
-#define MSR_ICR         MSR(LAPIC_ICR_LO)
-#define MSR_LVT_ERROR   MSR(LAPIC_LVT_ERROR)
-#define MSR_TMCCT       MSR(LAPIC_TMCCT)
-#define MSR_SELF_IPI    MSR(LAPIC_SELF_IPI)
+#define MSR_ID          X2APIC_MSR(LAPIC_ID)
+#define MSR_VERSION     X2APIC_MSR(LAPIC_VERSION)
+#define MSR_TPR         X2APIC_MSR(LAPIC_TPR)
+#define MSR_PPR         X2APIC_MSR(LAPIC_PPR)
+#define MSR_EOI         X2APIC_MSR(LAPIC_EOI)
+#define MSR_LDR         X2APIC_MSR(LAPIC_LDR)
+#define MSR_SVR         X2APIC_MSR(LAPIC_SVR)
+#define MSR_ESR         X2APIC_MSR(LAPIC_ESR)
+#define MSR_ICR         X2APIC_MSR(LAPIC_ICR_LO)
+#define MSR_LVT_ERROR   X2APIC_MSR(LAPIC_LVT_ERROR)
+#define MSR_TMCCT       X2APIC_MSR(LAPIC_TMCCT)
+#define MSR_SELF_IPI    X2APIC_MSR(LAPIC_SELF_IPI)
 
 static uint64_t base_xapic;             /* IA32_APIC_BASE as the loader left it */
 
@@ -85,7 +84,7 @@ static void test_enter(void)
 	else
 		report_skip("CPUID leaf 0xB absent");
 	ldr = (uint32_t)rdmsr(MSR_LDR);
-	report(ldr == ((x2id >> 4) << 16 | 1u << (x2id & 0xf)),
+	report(ldr == x2apic_ldr(x2id),
 	       "LDR 0x%x: cluster ID << 16 | 1 << (ID & 0xf)", ldr);
 	report((uint32_t)rdmsr(MSR_VERSION) == version, "version 0x%x as in xAPIC mode",
 	       (uint32_t)rdmsr(MSR_VERSION));
@@ -101,9 +100,9 @@ static void test_read_only(void)
 	report((uint32_t)rdmsr(MSR_LDR) == ldr, "LDR unchanged");
 	expect_wr_gp(MSR_VERSION, 0, "version");
 	expect_wr_gp(MSR_PPR, 0, "PPR");
-	expect_wr_gp(MSR(LAPIC_ISR), 0, "ISR");
-	expect_wr_gp(MSR(LAPIC_TMR), 0, "TMR");
-	expect_wr_gp(MSR(LAPIC_IRR), 0, "IRR");
+	expect_wr_gp(X2APIC_MSR(LAPIC_ISR), 0, "ISR");
+	expect_wr_gp(X2APIC_MSR(LAPIC_TMR), 0, "TMR");
+	expect_wr_gp(X2APIC_MSR(LAPIC_IRR), 0, "IRR");
 	expect_wr_gp(MSR_TMCCT, 0, "TMCCT");
 }
 

@@ -232,7 +232,7 @@ static void bench_self_ipi(unsigned n)
 		uint64_t seen = irq_count, t0 = rdtsc();
 
 		if (apic_is_x2apic())
-			wrmsr(0x83f, IPI_VEC);          /* x2APIC SELF IPI */
+			wrmsr(MSR_X2APIC_SELF_IPI, IPI_VEC);
 		else
 			apic_icr_write((LAPIC_DEST_SELF << 18) | IPI_VEC, 0);
 		if (wait_irq(seen, false))
@@ -267,7 +267,7 @@ int main(int argc, char **argv)
 		enable_x2apic();
 	/* Software-enable the APIC: after reset SVR.8 is clear and every LVT
 	 * stays masked (SDM "Spurious-Interrupt Vector Register"). */
-	apic_write(LAPIC_SVR, LAPIC_SVR_ENABLE | LAPIC_SPURIOUS_VECTOR);
+	apic_sw_enable();
 	handle_irq(TIMER_VEC, timer_irq);
 	handle_irq(IPI_VEC, timer_irq);
 	sti();

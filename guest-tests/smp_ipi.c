@@ -22,7 +22,6 @@
 #define IPI_VECTOR              0x41u
 #define NR_IPIS                 10u
 #define MASKED_WAIT_US          1000u   /* an IPI to a CLI'd CPU stays pending this long */
-#define MSR_X2APIC_ICR          (MSR_X2APIC_BASE + (LAPIC_ICR_LO >> 4))
 
 static struct smp_hits hits;
 static unsigned peer;

@@ -26,7 +26,7 @@
 #define DFR_FLAT                0xffffffffu
 #define DFR_CLUSTER             0x0fffffffu
 #define LOWEST_ROUNDS           4u
-#define MSR_X2APIC_LDR          (MSR_X2APIC_BASE + (LAPIC_LDR >> 4))
+#define MSR_X2APIC_LDR          X2APIC_MSR(LAPIC_LDR)
 
 struct logical_case {
 	uint32_t dest;                  /* message destination address */
@@ -76,11 +76,6 @@ static void ipi_handler(struct ex_regs *regs)
 	(void)regs;
 	smp_hits_record(&hits);
 	apic_eoi();
-}
-
-static uint32_t x2apic_ldr(unsigned id)
-{
-	return (id >> 4) << 16 | 1u << (id & 0xf);
 }
 
 /* On every CPU: DFR first, so the LDR is read in the new model. */

@@ -47,11 +47,6 @@ static struct ap_ids ids[MAX_CPUS];
 static unsigned ncpus;
 static uint32_t signature;              /* the BSP's CPUID.1:EAX */
 
-static uint32_t x2apic_ldr(unsigned id)
-{
-	return (id >> 4) << 16 | 1u << (id & 0xf);
-}
-
 /*
  * One line per property of all APs: the first AP that differs is named
  * with the value it has. `cpu` is the loop variable in cond and got.
@@ -91,11 +86,6 @@ static void ap_report(void *arg)
 {
 	(void)arg;
 	report_pass("CPU %u: report() from the AP itself", smp_id());
-}
-
-static bool x2apic_available(void)
-{
-	return cpuid(1).c & CPUID_1_ECX_X2APIC;
 }
 
 static void test_config(void)
@@ -224,7 +214,7 @@ static void test_ids(const char *mode)
 
 static void test_both_modes(void)
 {
-	if (!x2apic_available()) {
+	if (!cpu_has_x2apic()) {
 		report_skip("x2APIC: not available");
 		return;
 	}

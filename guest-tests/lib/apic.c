@@ -18,11 +18,6 @@ static volatile uint32_t *xapic_reg(enum lapic_reg reg)
 	return (volatile uint32_t *)(uintptr_t)(LAPIC_MMIO_BASE + reg);
 }
 
-static uint32_t x2apic_msr(enum lapic_reg reg)
-{
-	return MSR_X2APIC_BASE + (reg >> 4);
-}
-
 bool apic_is_x2apic(void)
 {
 	return this_cpu()->x2apic;
@@ -31,14 +26,14 @@ bool apic_is_x2apic(void)
 uint32_t apic_read(enum lapic_reg reg)
 {
 	if (apic_is_x2apic())
-		return (uint32_t)rdmsr(x2apic_msr(reg));
+		return (uint32_t)rdmsr(X2APIC_MSR(reg));
 	return *xapic_reg(reg);
 }
 
 void apic_write(enum lapic_reg reg, uint32_t val)
 {
 	if (apic_is_x2apic())
-		wrmsr(x2apic_msr(reg), val);
+		wrmsr(X2APIC_MSR(reg), val);
 	else
 		*xapic_reg(reg) = val;
 }
@@ -46,7 +41,7 @@ void apic_write(enum lapic_reg reg, uint32_t val)
 void apic_icr_write(uint32_t lo, uint32_t dest)
 {
 	if (apic_is_x2apic()) {
-		wrmsr(x2apic_msr(LAPIC_ICR_LO), (uint64_t)dest << 32 | lo);
+		wrmsr(MSR_X2APIC_ICR, (uint64_t)dest << 32 | lo);
 		return;
 	}
 	*xapic_reg(LAPIC_ICR_HI) = (uint32_t)FIELD_PREP(LAPIC_ID_XAPIC, dest);
@@ -68,14 +63,9 @@ uint32_t apic_id(void)
 	return apic_is_x2apic() ? id : (uint32_t)FIELD_GET(LAPIC_ID_XAPIC, id);
 }
 
-static bool cpu_has(uint32_t leaf_1_ecx_bit)
-{
-	return cpuid(1).c & leaf_1_ecx_bit;
-}
-
 bool enable_x2apic(void)
 {
-	if (!cpu_has(CPUID_1_ECX_X2APIC))
+	if (!cpu_has_x2apic())
 		return false;
 	wrmsr(MSR_IA32_APIC_BASE, rdmsr(MSR_IA32_APIC_BASE) | APIC_BASE_EN | APIC_BASE_EXTD);
 	this_cpu()->x2apic = true;
@@ -89,7 +79,7 @@ void reset_apic(void)
 	wrmsr(MSR_IA32_APIC_BASE, base);
 	wrmsr(MSR_IA32_APIC_BASE, base | APIC_BASE_EN);
 	this_cpu()->x2apic = false;
-	apic_write(LAPIC_SVR, LAPIC_SVR_ENABLE | LAPIC_SPURIOUS_VECTOR);
+	apic_sw_enable();
 }
 
 /* No APIC (CPUID.1:EDX[9]) or no readable APIC base: treat as xAPIC,

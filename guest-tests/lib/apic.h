@@ -9,6 +9,7 @@
 #define GUEST_APIC_H
 
 #include "lib/bits.h"
+#include "lib/processor.h"
 
 #define LAPIC_MMIO_BASE         0xfee00000ull
 
@@ -22,6 +23,11 @@ enum lapic_reg {                 /* byte offset; x2APIC MSR = 0x800 + (off >> 4)
 	LAPIC_LVT_ERROR = 0x370, LAPIC_TMICT = 0x380, LAPIC_TMCCT = 0x390,
 	LAPIC_TDCR = 0x3e0, LAPIC_SELF_IPI = 0x3f0,     /* SELF_IPI: x2APIC only */
 };
+/* The x2APIC MSR of a register (a byte offset above), and the two written
+ * without apic_write(): the 64-bit ICR and SELF IPI (x2APIC only). */
+#define X2APIC_MSR(reg)         (MSR_X2APIC_BASE + ((reg) >> 4))
+#define MSR_X2APIC_ICR          X2APIC_MSR(LAPIC_ICR_LO)
+#define MSR_X2APIC_SELF_IPI     X2APIC_MSR(LAPIC_SELF_IPI)
 /* ISR/TMR/IRR are 8 registers of 32 bits, 0x10 apart: bit v of the 256. */
 #define LAPIC_VEC_REG(base, v)  ((enum lapic_reg)((base) + ((v) / 32) * 0x10))
 #define LAPIC_VEC_BIT(v)        BIT((v) % 32)
@@ -69,6 +75,31 @@ void apic_icr_write(uint32_t lo, uint32_t dest);
 void apic_eoi(void);
 /* This CPU's APIC ID in the current mode (xAPIC: 8 bits, x2APIC: 32). */
 uint32_t apic_id(void);
+
+/* SVR = enable | spurious vector 0xff, or the vector alone. */
+static inline void apic_sw_enable(void)
+{
+	apic_write(LAPIC_SVR, LAPIC_SVR_ENABLE | LAPIC_SPURIOUS_VECTOR);
+}
+
+static inline void apic_sw_disable(void)
+{
+	apic_write(LAPIC_SVR, LAPIC_SPURIOUS_VECTOR);
+}
+
+/* CPUID.1:ECX[21]. */
+static inline bool cpu_has_x2apic(void)
+{
+	return cpuid(1).c & CPUID_1_ECX_X2APIC;
+}
+
+/* The logical ID an x2APIC derives from its x2APIC ID (SDM "Deriving
+ * Logical x2APIC ID from the Local x2APIC ID"): ID[19:4] << 16 | 1 <<
+ * ID[3:0]. */
+static inline uint32_t x2apic_ldr(uint32_t id)
+{
+	return (id >> 4) << 16 | 1u << (id & 0xf);
+}
 
 bool apic_is_x2apic(void);
 /* false if the CPU has no x2APIC (CPUID.1:ECX[21]). */

@@ -32,16 +32,6 @@ bool apic_vec_none(enum lapic_reg base)
 	return !any;
 }
 
-void apic_sw_enable(void)
-{
-	apic_write(LAPIC_SVR, LAPIC_SVR_ENABLE | LAPIC_SPURIOUS_VECTOR);
-}
-
-void apic_sw_disable(void)
-{
-	apic_write(LAPIC_SVR, LAPIC_SPURIOUS_VECTOR);
-}
-
 void apic_self_ipi(unsigned vec)
 {
 	apic_icr_write((uint32_t)FIELD_PREP(LAPIC_ICR_SHORTHAND, LAPIC_DEST_SELF) |
@@ -76,11 +66,6 @@ void apic_report_spurious(void)
 uint32_t apic_initial_id(void)
 {
 	return cpuid(1).b >> 24;
-}
-
-bool cpu_has_x2apic(void)
-{
-	return cpuid(1).c & CPUID_1_ECX_X2APIC;
 }
 
 int apic_base_write_safe(uint64_t val)

@@ -43,9 +43,6 @@ bool apic_vec_test(enum lapic_reg base, unsigned vec);
 /* No bit set in any of the eight registers at base. */
 bool apic_vec_none(enum lapic_reg base);
 
-/* SVR = enable | spurious vector 0xff, or the vector alone. */
-void apic_sw_enable(void);
-void apic_sw_disable(void);
 /* A fixed, edge-triggered IPI to this CPU through the ICR shorthand. */
 void apic_self_ipi(unsigned vec);
 /* Writes the ESR, then reads it: the errors since the previous write. */
@@ -57,9 +54,8 @@ uint32_t apic_esr_latch(void);
 void apic_catch_spurious(void);
 void apic_report_spurious(void);
 
-/* CPUID.1:EBX[31:24] and CPUID.1:ECX[21]. */
+/* CPUID.1:EBX[31:24]. */
 uint32_t apic_initial_id(void);
-bool cpu_has_x2apic(void);
 /* WRMSR IA32_APIC_BASE with fault fixup; afterwards the runtime's cached
  * mode follows whatever the MSR now says. Returns the vector taken, 0 if
  * none. */

@@ -116,7 +116,7 @@ static bool smp_prepare(void)
 		return false;
 	smp_call_init();
 	if (!(apic_read(LAPIC_SVR) & LAPIC_SVR_ENABLE))
-		apic_write(LAPIC_SVR, LAPIC_SVR_ENABLE | LAPIC_SPURIOUS_VECTOR);
+		apic_sw_enable();
 	return true;
 }
 
@@ -230,7 +230,7 @@ void ap_start(unsigned apic_id)
 	apic_cpu_init();
 	ap_snapshot(b);
 	b->arrive_tsc = arrive;
-	apic_write(LAPIC_SVR, LAPIC_SVR_ENABLE | LAPIC_SPURIOUS_VECTOR);
+	apic_sw_enable();
 	b->online_tsc = rdtsc();
 	__atomic_fetch_add(&b->starts, 1, __ATOMIC_RELEASE);
 	smp_idle();
@@ -248,7 +248,7 @@ bool smp_set_x2apic(bool on)
 {
 	bool ok = true;
 
-	if (on && !(cpuid(1).c & CPUID_1_ECX_X2APIC))
+	if (on && !cpu_has_x2apic())
 		return false;
 	for (unsigned cpu = 0; cpu < MAX_CPUS; cpu++)
 		if (cpu != smp_id() && cpu_online(cpu))

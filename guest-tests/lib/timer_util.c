@@ -167,7 +167,7 @@ bool tmr_init(void)
 	tmr_slack_tsc = tmr_us_to_tsc(arg_get_ulong("slack_us", TMR_SLACK_US));
 	handle_irq(TMR_VEC, tmr_irq);
 	handle_irq(TMR_VEC_SENTINEL, tmr_irq);
-	apic_write(LAPIC_SVR, LAPIC_SVR_ENABLE | LAPIC_SPURIOUS_VECTOR);
+	apic_sw_enable();
 	tmr_stop();
 	sti();
 	return true;

@@ -22,7 +22,6 @@
 
 #define TIMER_VEC   0x40u
 #define IPI_VEC     0x41u
-#define MSR_TSC_DEADLINE 0x6e0u
 #define MAX_N       4000u
 #define MAX_PERIODS 20000u
 #define WAIT_LIMIT  100000000ull        /* TSC cycles before a wait gives up */
@@ -123,9 +122,9 @@ static void bench_program_cost(unsigned n)
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t t0 = rdtsc();
 
-		wrmsr(MSR_TSC_DEADLINE, t0 + (1ull << 40));
+		wrmsr(MSR_IA32_TSC_DEADLINE, t0 + (1ull << 40));
 		samples[i] = (int64_t)(rdtsc() - t0);
-		wrmsr(MSR_TSC_DEADLINE, 0);
+		wrmsr(MSR_IA32_TSC_DEADLINE, 0);
 	}
 	bench_report("program_tscdeadline", "cycles", samples, n, false);
 }
@@ -168,7 +167,7 @@ static void bench_tscdeadline(unsigned n, bool halt, uint64_t delta)
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t seen = irq_count, deadline = rdtsc() + delta;
 
-		wrmsr(MSR_TSC_DEADLINE, deadline);
+		wrmsr(MSR_IA32_TSC_DEADLINE, deadline);
 		if (wait_irq(seen, halt))
 			samples[got++] = (int64_t)(irq_tsc - deadline);
 	}

@@ -116,15 +116,11 @@ static void test_sw_disable_ipi(void)
 	apic_self_ipi(VEC);
 	report(!apic_vec_test(LAPIC_IRR, VEC),
 	       "software-disabled: fixed self-IPI not accepted (IRR clear)");
-	sti();
-	tsc_delay_us(APIC_QUIET_US);
-	cli();
+	apic_util_let_in(NULL, 0);
 	report(hits == 0, "software-disabled: fixed self-IPI not delivered (%u)", hits);
 	hits = 0;
 	apic_sw_enable();
-	sti();
-	tsc_delay_us(APIC_QUIET_US);
-	cli();
+	apic_util_let_in(NULL, 0);
 	report(hits == 0, "the refused IPI does not come back after software enable (%u)", hits);
 
 	/* Pending before the disable: held in IRR, delivered once enabled. */
@@ -154,17 +150,12 @@ static void test_sw_disable_x2apic_self_ipi(void)
 	apic_sw_disable();
 	wrmsr(MSR_X2APIC_SELF_IPI, VEC);
 	report(!apic_vec_test(LAPIC_IRR, VEC), "x2APIC, software-disabled: SELF IPI not accepted");
-	sti();
-	tsc_delay_us(APIC_QUIET_US);
-	cli();
+	apic_util_let_in(NULL, 0);
 	report(hits == 0, "x2APIC, software-disabled: SELF IPI not delivered (%u)", hits);
 	hits = 0;
 	apic_sw_enable();
 	wrmsr(MSR_X2APIC_SELF_IPI, VEC);
-	sti();
-	apic_util_wait(&hits, 1, APIC_WAIT_US);
-	tsc_delay_us(APIC_QUIET_US);
-	cli();
+	apic_util_let_in(&hits, 1);
 	report(hits == 1, "x2APIC, enabled again: SELF IPI delivered once (%u)", hits);
 	reset_apic();
 }

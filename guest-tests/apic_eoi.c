@@ -93,10 +93,7 @@ static void test_nesting(void)
 	bool in_order;
 
 	apic_self_ipi(LOW);
-	sti();
-	apic_util_wait(&lower_hits, 1, APIC_WAIT_US);
-	tsc_delay_us(APIC_QUIET_US);
-	cli();
+	apic_util_let_in(&lower_hits, 1);
 	report(low_hits == 1 && low_isr_in, "vector 0x%x delivered once, in service", LOW);
 	report(high_in_low && high_hits == 1, "vector 0x%x preempts its handler (%u)", HIGH,
 	       high_hits);
@@ -134,10 +131,7 @@ static void test_eoi_empty_isr(void)
 	apic_eoi();
 	report(apic_vec_test(LAPIC_IRR, SAME) && apic_vec_none(LAPIC_ISR) &&
 	       apic_read(LAPIC_PPR) == 0, "EOI with empty ISR: IRR bit kept, ISR empty, PPR 0");
-	sti();
-	apic_util_wait(&same_hits, 1, APIC_WAIT_US);
-	tsc_delay_us(APIC_QUIET_US);
-	cli();
+	apic_util_let_in(&same_hits, 1);
 	report(same_hits == 1 && apic_vec_none(LAPIC_ISR) && apic_vec_none(LAPIC_IRR),
 	       "the pending vector is still delivered once (%u)", same_hits);
 }

@@ -43,13 +43,6 @@ static void on_error(struct ex_regs *r)
 	apic_eoi();
 }
 
-static void let_in(void)
-{
-	sti();
-	tsc_delay_us(APIC_QUIET_US);
-	cli();
-}
-
 static bool is_send_illegal(uint32_t esr)
 {
 	return (esr & ~(uint32_t)LAPIC_ESR_RECV_ILLEGAL) == LAPIC_ESR_SEND_ILLEGAL;
@@ -66,12 +59,12 @@ static void test_illegal_ipi(void)
 	report(apic_read(LAPIC_ESR) == 0, "before the next ESR write the error is not visible");
 	esr = apic_esr_latch();
 	report(is_send_illegal(esr), "after write + read: ESR 0x%x, send illegal vector", esr);
-	let_in();
+	apic_util_let_in(NULL, 0);
 	report(illegal_hits == 0, "vector %u not delivered (%u)", ILLEGAL, illegal_hits);
 	report(apic_esr_latch() == 0, "another write: ESR reads 0 again");
 
 	apic_self_ipi(FIRST_LEGAL);
-	let_in();
+	apic_util_let_in(NULL, 0);
 	report(legal_hits == 1, "vector %u is legal: delivered once (%u)", FIRST_LEGAL, legal_hits);
 	report(apic_esr_latch() == 0, "and no error");
 }
@@ -86,17 +79,14 @@ static void test_error_lvt(void)
 	apic_self_ipi(ILLEGAL);
 	report(apic_vec_test(LAPIC_IRR, ERR_VEC), "illegal IPI: error vector 0x%x requested",
 	       ERR_VEC);
-	sti();
-	apic_util_wait(&err_hits, 1, APIC_WAIT_US);
-	tsc_delay_us(APIC_QUIET_US);
-	cli();
+	apic_util_let_in(&err_hits, 1);
 	report(err_hits == 1, "error interrupt delivered once (%u)", err_hits);
 	report(is_send_illegal(err_esr), "its handler reads ESR 0x%x", err_esr);
 	report(illegal_hits == 0 && apic_esr_latch() == 0, "nothing else, ESR clean");
 
 	apic_write(LAPIC_LVT_ERROR, LAPIC_LVT_MASKED | ERR_VEC);
 	apic_self_ipi(ILLEGAL);
-	let_in();
+	apic_util_let_in(NULL, 0);
 	report(err_hits == 1 && apic_vec_none(LAPIC_IRR), "masked error LVT: no interrupt");
 	report(is_send_illegal(apic_esr_latch()), "the error is still recorded");
 }
@@ -127,7 +117,7 @@ static void test_illegal_lvt(void)
 	apic_write(LAPIC_TMICT, TIMER_COUNT);
 	while (apic_read(LAPIC_TMCCT) && !tsc_passed(deadline))
 		tsc_delay_us(20);
-	let_in();
+	apic_util_let_in(NULL, 0);
 	report(apic_read(LAPIC_TMCCT) == 0, "one-shot timer with vector %u expired", ILLEGAL);
 	report(illegal_hits == 0 && apic_read(LAPIC_IRR) == 0, "its vector not delivered");
 	esr = apic_esr_latch();
@@ -156,7 +146,7 @@ static void test_x2apic(void)
 	wrmsr(MSR_X2APIC_SELF_IPI, ILLEGAL);
 	esr = apic_esr_latch();
 	report(is_send_illegal(esr), "SELF IPI with vector %u: ESR 0x%x", ILLEGAL, esr);
-	let_in();
+	apic_util_let_in(NULL, 0);
 	report(illegal_hits == 0 && apic_read(LAPIC_IRR) == 0, "neither delivered");
 	report(apic_esr_latch() == 0, "ESR clean again");
 	reset_apic();

@@ -28,10 +28,7 @@ static bool ipi_reaches_self(uint32_t dest)
 {
 	hits = 0;
 	apic_icr_write(VEC, dest);
-	sti();
-	apic_util_wait(&hits, 1, APIC_WAIT_US);
-	tsc_delay_us(APIC_QUIET_US);
-	cli();
+	apic_util_let_in(&hits, 1);
 	return hits == 1;
 }
 

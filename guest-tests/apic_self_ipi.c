@@ -31,10 +31,7 @@ static void on_vec(struct ex_regs *r)
 /* Sending is done with interrupts off by the caller; this lets it in. */
 static void expect_once(const char *how)
 {
-	sti();
-	apic_util_wait(&hits, 1, APIC_WAIT_US);
-	tsc_delay_us(APIC_QUIET_US);
-	cli();
+	apic_util_let_in(&hits, 1);
 	report(hits == 1, "%s: delivered exactly once (%u)", how, hits);
 	report(isr_in && !irr_in && !tmr_in, "%s: in the handler ISR 1, IRR 0, TMR 0 (%u %u %u)",
 	       how, isr_in, irr_in, tmr_in);
@@ -45,9 +42,7 @@ static void expect_once(const char *how)
 
 static void expect_none(const char *how)
 {
-	sti();
-	tsc_delay_us(APIC_QUIET_US);
-	cli();
+	apic_util_let_in(NULL, 0);
 	report(hits == 0 && apic_vec_none(LAPIC_IRR), "%s: not delivered (%u)", how, hits);
 	hits = 0;
 }

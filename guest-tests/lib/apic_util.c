@@ -18,6 +18,15 @@ bool apic_util_wait(const volatile uint32_t *count, uint32_t target, uint64_t us
 	return true;
 }
 
+void apic_util_let_in(const volatile uint32_t *count, uint32_t target)
+{
+	sti();
+	if (count)
+		apic_util_wait(count, target, APIC_WAIT_US);
+	tsc_delay_us(APIC_QUIET_US);
+	cli();
+}
+
 bool apic_vec_test(enum lapic_reg base, unsigned vec)
 {
 	return apic_read(LAPIC_VEC_REG(base, vec)) & LAPIC_VEC_BIT(vec);

@@ -37,6 +37,10 @@
 
 /* Spins until *count >= target or `us` pass; true if it got there. */
 bool apic_util_wait(const volatile uint32_t *count, uint32_t target, uint64_t us);
+/* Lets pending interrupts in: IF=1 until *count >= target (at most
+ * APIC_WAIT_US; count NULL: no such wait), then APIC_QUIET_US more for
+ * anything extra to show up, then IF=0 again. */
+void apic_util_let_in(const volatile uint32_t *count, uint32_t target);
 
 /* Bit `vec` of the 256-bit ISR, TMR or IRR (base LAPIC_ISR/TMR/IRR). */
 bool apic_vec_test(enum lapic_reg base, unsigned vec);

@@ -132,13 +132,9 @@ static void test_x2apic(void)
 {
 	uint32_t esr;
 
-	if (!cpu_has_x2apic()) {
-		report_skip("x2APIC: CPUID.1:ECX[21] = 0");
+	if (!apic_enter_x2apic())
 		return;
-	}
 	report_prefix_push("x2APIC");
-	enable_x2apic();
-	apic_sw_enable();
 	apic_esr_latch();
 	wrmsr(MSR_X2APIC_ICR, (uint64_t)apic_id() << 32 | ILLEGAL);
 	esr = apic_esr_latch();

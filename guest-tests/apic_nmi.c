@@ -94,12 +94,8 @@ static void test_sw_disabled(void)
 
 static void test_x2apic(void)
 {
-	if (!cpu_has_x2apic()) {
-		report_skip("x2APIC: CPUID.1:ECX[21] = 0");
+	if (!apic_enter_x2apic())
 		return;
-	}
-	enable_x2apic();
-	apic_sw_enable();
 	wrmsr(MSR_X2APIC_ICR, ICR_SELF | ICR_NMI | DECOY_VEC);
 	expect_one_nmi("x2APIC ICR shorthand self");
 	wrmsr(MSR_X2APIC_ICR, (uint64_t)apic_id() << 32 | ICR_NMI);

@@ -110,13 +110,9 @@ static void test_x2apic(void)
 	uint32_t id;
 	uint64_t icr;
 
-	if (!cpu_has_x2apic()) {
-		report_skip("x2APIC: CPUID.1:ECX[21] = 0");
+	if (!apic_enter_x2apic())
 		return;
-	}
 	report_prefix_push("x2APIC");
-	enable_x2apic();
-	apic_sw_enable();
 	id = apic_id();
 	wrmsr(MSR_X2APIC_ICR, (uint64_t)id << 32 | VEC);
 	icr = rdmsr(MSR_X2APIC_ICR);

@@ -139,17 +139,7 @@ int main(int argc, char **argv)
 		report_fail("the loader left x2APIC mode on");
 		return report_summary();
 	}
-	cli();
-	apic_sw_enable();
-	run("xAPIC");
-	if (cpu_has_x2apic()) {
-		enable_x2apic();
-		apic_sw_enable();
-		run("x2APIC");
-		reset_apic();
-	} else {
-		report_skip("x2APIC: CPUID.1:ECX[21] = 0");
-	}
+	apic_run_both_modes(run);
 	apic_report_spurious();
 	report_prefix_pop();
 	return report_summary();

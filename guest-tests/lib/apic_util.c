@@ -72,6 +72,27 @@ void apic_report_spurious(void)
 	       spurious_hits);
 }
 
+bool apic_enter_x2apic(void)
+{
+	if (!enable_x2apic()) {
+		report_skip("x2APIC: CPUID.1:ECX[21] = 0");
+		return false;
+	}
+	apic_sw_enable();
+	return true;
+}
+
+void apic_run_both_modes(void (*run)(const char *mode))
+{
+	cli();
+	apic_sw_enable();
+	run("xAPIC");
+	if (apic_enter_x2apic()) {
+		run("x2APIC");
+		reset_apic();
+	}
+}
+
 uint32_t apic_initial_id(void)
 {
 	return cpuid(1).b >> 24;

@@ -58,6 +58,14 @@ uint32_t apic_esr_latch(void);
 void apic_catch_spurious(void);
 void apic_report_spurious(void);
 
+/* x2APIC mode, software-enabled; without an x2APIC (CPUID.1:ECX[21])
+ * a SKIP and false. */
+bool apic_enter_x2apic(void);
+/* With IF=0 and the APIC software-enabled: run("xAPIC"), then in x2APIC
+ * mode run("x2APIC") and back to xAPIC (or the SKIP of
+ * apic_enter_x2apic()). */
+void apic_run_both_modes(void (*run)(const char *mode));
+
 /* CPUID.1:EBX[31:24]. */
 uint32_t apic_initial_id(void);
 /* WRMSR IA32_APIC_BASE with fault fixup; afterwards the runtime's cached

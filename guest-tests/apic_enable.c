@@ -259,7 +259,5 @@ int main(int argc, char **argv)
 	test_sw_disable_x2apic_self_ipi();
 	test_base_msr();
 	test_hw_disable();
-	apic_report_spurious();
-	report_prefix_pop();
-	return report_summary();
+	return apic_test_end();
 }

@@ -150,18 +150,12 @@ int main(int argc, char **argv)
 {
 	(void)argc;
 	(void)argv;
-	report_prefix_push("apic_eoi");
-	apic_catch_spurious();
+	if (!apic_test_start("apic_eoi"))
+		return report_summary();
 	handle_irq(LOW, on_low);
 	handle_irq(HIGH, on_high);
 	handle_irq(SAME, on_same);
 	handle_irq(LOWER, on_lower);
-	if (apic_is_x2apic()) {
-		report_fail("the loader left x2APIC mode on");
-		return report_summary();
-	}
 	apic_run_both_modes(run);
-	apic_report_spurious();
-	report_prefix_pop();
-	return report_summary();
+	return apic_test_end();
 }

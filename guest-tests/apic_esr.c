@@ -153,12 +153,8 @@ int main(int argc, char **argv)
 {
 	(void)argc;
 	(void)argv;
-	report_prefix_push("apic_esr");
-	if (apic_is_x2apic()) {
-		report_fail("the loader left x2APIC mode on");
+	if (!apic_test_start("apic_esr"))
 		return report_summary();
-	}
-	apic_catch_spurious();
 	handle_irq(ILLEGAL, on_illegal);
 	handle_irq(FIRST_LEGAL, on_legal);
 	handle_irq(ERR_VEC, on_error);
@@ -169,7 +165,5 @@ int main(int argc, char **argv)
 	test_illegal_register();
 	test_illegal_lvt();
 	test_x2apic();
-	apic_report_spurious();
-	report_prefix_pop();
-	return report_summary();
+	return apic_test_end();
 }

@@ -83,18 +83,12 @@ int main(int argc, char **argv)
 {
 	(void)argc;
 	(void)argv;
-	report_prefix_push("apic_id");
-	if (apic_is_x2apic()) {
-		report_fail("the loader left x2APIC mode on");
+	if (!apic_test_start("apic_id"))
 		return report_summary();
-	}
-	apic_catch_spurious();
 	handle_irq(VEC, on_vec);
 	cli();
 	apic_sw_enable();
 	test_xapic_id();
 	test_x2apic_id();
-	apic_report_spurious();
-	report_prefix_pop();
-	return report_summary();
+	return apic_test_end();
 }

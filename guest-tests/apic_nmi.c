@@ -107,12 +107,8 @@ int main(int argc, char **argv)
 {
 	(void)argc;
 	(void)argv;
-	report_prefix_push("apic_nmi");
-	if (apic_is_x2apic()) {
-		report_fail("the loader left x2APIC mode on");
+	if (!apic_test_start("apic_nmi"))
 		return report_summary();
-	}
-	apic_catch_spurious();
 	handle_irq(NMI_VECTOR, on_nmi);
 	handle_irq(DECOY_VEC, on_decoy);
 	cli();
@@ -122,7 +118,5 @@ int main(int argc, char **argv)
 	test_blocking();
 	test_sw_disabled();
 	test_x2apic();
-	apic_report_spurious();
-	report_prefix_pop();
-	return report_summary();
+	return apic_test_end();
 }

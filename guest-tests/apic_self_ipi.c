@@ -134,12 +134,8 @@ int main(int argc, char **argv)
 {
 	(void)argc;
 	(void)argv;
-	report_prefix_push("apic_self_ipi");
-	if (apic_is_x2apic()) {
-		report_fail("the loader left x2APIC mode on");
+	if (!apic_test_start("apic_self_ipi"))
 		return report_summary();
-	}
-	apic_catch_spurious();
 	handle_irq(VEC, on_vec);
 	cli();
 	apic_sw_enable();
@@ -147,7 +143,5 @@ int main(int argc, char **argv)
 	test_xapic_routes();
 	test_xapic_logical();
 	test_x2apic();
-	apic_report_spurious();
-	report_prefix_pop();
-	return report_summary();
+	return apic_test_end();
 }

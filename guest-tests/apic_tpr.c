@@ -132,15 +132,9 @@ int main(int argc, char **argv)
 {
 	(void)argc;
 	(void)argv;
-	report_prefix_push("apic_tpr");
-	apic_catch_spurious();
-	handle_irq(VEC, on_vec);
-	if (apic_is_x2apic()) {
-		report_fail("the loader left x2APIC mode on");
+	if (!apic_test_start("apic_tpr"))
 		return report_summary();
-	}
+	handle_irq(VEC, on_vec);
 	apic_run_both_modes(run);
-	apic_report_spurious();
-	report_prefix_pop();
-	return report_summary();
+	return apic_test_end();
 }

@@ -66,10 +66,28 @@ void apic_catch_spurious(void)
 	handle_irq(LAPIC_SPURIOUS_VECTOR, on_spurious);
 }
 
-void apic_report_spurious(void)
+static void apic_report_spurious(void)
 {
 	report(spurious_hits == 0, "no spurious interrupt (vector 0x%x): %u", LAPIC_SPURIOUS_VECTOR,
 	       spurious_hits);
+}
+
+bool apic_test_start(const char *name)
+{
+	report_prefix_push(name);
+	if (apic_is_x2apic()) {
+		report_fail("the loader left x2APIC mode on");
+		return false;
+	}
+	apic_catch_spurious();
+	return true;
+}
+
+int apic_test_end(void)
+{
+	apic_report_spurious();
+	report_prefix_pop();
+	return report_summary();
 }
 
 bool apic_enter_x2apic(void)

@@ -53,10 +53,14 @@ void apic_self_ipi(unsigned vec);
 uint32_t apic_esr_latch(void);
 
 /* Counts interrupts on the spurious vector (SVR vector 0xff) instead of
- * ending the test; they take no EOI (SDM "Spurious Interrupt"). The
- * report is one check: none came. */
+ * ending the test; they take no EOI (SDM "Spurious Interrupt"). */
 void apic_catch_spurious(void);
-void apic_report_spurious(void);
+
+/* A test's start: its report prefix, a FAIL and false if the loader left
+ * x2APIC mode on, else apic_catch_spurious(). Its end: one check that no
+ * spurious interrupt came, the prefix popped, report_summary()'s status. */
+bool apic_test_start(const char *name);
+int apic_test_end(void);
 
 /* x2APIC mode, software-enabled; without an x2APIC (CPUID.1:ECX[21])
  * a SKIP and false. */

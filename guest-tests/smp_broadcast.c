@@ -130,7 +130,7 @@ int main(int argc, char **argv)
 	}
 	handle_irq(IPI_VECTOR, ipi_handler);
 	handle_irq(NMI_VECTOR, nmi_handler);
-	if (!report(smp_init() == ncpus, "%u CPUs online", ncpus))
+	if (!smp_init_report())
 		return report_summary();
 	sti();
 	test_mode(false);

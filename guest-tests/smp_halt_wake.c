@@ -123,15 +123,9 @@ int main(int argc, char **argv)
 	(void)argc;
 	(void)argv;
 	report_prefix_push("smp_halt_wake");
-	peer = (unsigned)arg_get_ulong("peer", 1);
-	if (cpu_count() <= peer) {
-		report_skip("needs CPU %u, have %u CPUs", peer, cpu_count());
-		return report_summary();
-	}
 	handle_irq(IPI_VECTOR, ipi_handler);
-	if (!report(smp_init() == cpu_count(), "%u CPUs online", cpu_count()))
+	if (!smp_init_peer(&peer))
 		return report_summary();
-	sti();
 	smp_hits_clear(&hits);
 	if (!on_cpu_async(peer, ap_halt_loop, NULL))
 		return report_summary();

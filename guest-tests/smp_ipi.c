@@ -159,15 +159,9 @@ int main(int argc, char **argv)
 	(void)argc;
 	(void)argv;
 	report_prefix_push("smp_ipi");
-	peer = (unsigned)arg_get_ulong("peer", 1);
-	if (cpu_count() <= peer) {
-		report_skip("needs CPU %u, have %u CPUs", peer, cpu_count());
-		return report_summary();
-	}
 	handle_irq(IPI_VECTOR, ipi_handler);
-	if (!report(smp_init() == cpu_count(), "%u CPUs online", cpu_count()))
+	if (!smp_init_peer(&peer))
 		return report_summary();
-	sti();
 	test_mode(false);
 	if (smp_set_x2apic(true))
 		test_mode(true);

@@ -219,7 +219,7 @@ int main(int argc, char **argv)
 		return report_summary();
 	}
 	handle_irq(IPI_VECTOR, ipi_handler);
-	if (!report(smp_init() == cpu_count(), "%u CPUs online", cpu_count()))
+	if (!smp_init_report())
 		return report_summary();
 	sti();
 	test_xapic();

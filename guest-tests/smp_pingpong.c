@@ -112,7 +112,7 @@ int main(int argc, char **argv)
 	rounds = rounds < 1 ? 1 : rounds > ROUNDS_MAX ? ROUNDS_MAX : rounds;
 	handle_irq(PING_VECTOR, ping_handler);
 	handle_irq(PONG_VECTOR, pong_handler);
-	if (!report(smp_init() == cpu_count(), "%u CPUs online", cpu_count()))
+	if (!smp_init_report())
 		return report_summary();
 	if (x2 && !smp_set_x2apic(true)) {
 		report_skip("apic=x2apic: no x2APIC");

@@ -104,7 +104,7 @@ int main(int argc, char **argv)
 		return report_summary();
 	}
 	handle_irq(TIMER_VECTOR, timer_handler);
-	if (!report(smp_init() == n, "%u CPUs online", n))
+	if (!smp_init_report())
 		return report_summary();
 	for (unsigned cpu = 0; cpu < n; cpu++) {
 		runs[cpu].period_us = (cpu + 2) * period_us / 2;

@@ -256,3 +256,21 @@ bool smp_set_x2apic(bool on)
 	set_apic_mode(&on);
 	return ok;
 }
+
+bool smp_init_report(void)
+{
+	return report(smp_init() == cpu_count(), "%u CPUs online", cpu_count());
+}
+
+bool smp_init_peer(unsigned *peer)
+{
+	*peer = (unsigned)arg_get_ulong("peer", 1);
+	if (cpu_count() <= *peer) {
+		report_skip("needs CPU %u, have %u CPUs", *peer, cpu_count());
+		return false;
+	}
+	if (!smp_init_report())
+		return false;
+	sti();
+	return true;
+}

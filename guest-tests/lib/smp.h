@@ -103,6 +103,14 @@ bool on_cpus(void (*fn)(void *), void *arg);
  * enabled xAPIC (false), APs first. false if the CPUs have no x2APIC. */
 bool smp_set_x2apic(bool on);
 
+/* For tests. The first check: smp_init() brought every CPU up ("N CPUs
+ * online"). */
+bool smp_init_report(void);
+/* Two-CPU tests: *peer = the AP of argument peer=N (default 1); a SKIP
+ * and false if there is no such CPU, else smp_init_report() and, if
+ * that passed, IF=1. */
+bool smp_init_peer(unsigned *peer);
+
 /* For the runtime: an AP's endless wait for work (on_cpu.c), and the
  * kick's handler. */
 void __noreturn smp_idle(void);

@@ -133,10 +133,6 @@ int main(int argc, char **argv)
 	if (!smp_init_report())
 		return report_summary();
 	sti();
-	test_mode(false);
-	if (smp_set_x2apic(true))
-		test_mode(true);
-	else
-		report_skip("x2APIC: not available");
+	smp_run_both_modes(test_mode);
 	return report_summary();
 }

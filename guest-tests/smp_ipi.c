@@ -162,10 +162,6 @@ int main(int argc, char **argv)
 	handle_irq(IPI_VECTOR, ipi_handler);
 	if (!smp_init_peer(&peer))
 		return report_summary();
-	test_mode(false);
-	if (smp_set_x2apic(true))
-		test_mode(true);
-	else
-		report_skip("x2APIC: not available");
+	smp_run_both_modes(test_mode);
 	return report_summary();
 }

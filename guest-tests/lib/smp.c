@@ -274,3 +274,12 @@ bool smp_init_peer(unsigned *peer)
 	sti();
 	return true;
 }
+
+void smp_run_both_modes(void (*test)(bool x2))
+{
+	test(false);
+	if (smp_set_x2apic(true))
+		test(true);
+	else
+		report_skip("x2APIC: not available");
+}

@@ -110,6 +110,9 @@ bool smp_init_report(void);
  * and false if there is no such CPU, else smp_init_report() and, if
  * that passed, IF=1. */
 bool smp_init_peer(unsigned *peer);
+/* test(false) in xAPIC mode, then test(true) with every CPU in x2APIC
+ * mode, or a SKIP where there is none. */
+void smp_run_both_modes(void (*test)(bool x2));
 
 /* For the runtime: an AP's endless wait for work (on_cpu.c), and the
  * kick's handler. */

@@ -22,8 +22,6 @@
 #define IPI_VECTOR              0x44u
 #define NR_WAKES                20u
 #define MAX_US_DEFAULT          2000u
-#define HALT_POLL_US            20u
-#define HALT_WAIT_US            10000u
 #define HALT_SETTLE_US          100u    /* without tickvisor: time to reach HLT */
 
 static struct smp_hits hits;
@@ -63,22 +61,6 @@ static void ap_halt_loop(void *arg)
 	}
 }
 
-static bool wait_halted(uint64_t hlt_before)
-{
-	uint64_t deadline = tsc_deadline_us(HALT_WAIT_US);
-
-	if (!tickvisor_present()) {
-		tsc_delay_us(HALT_SETTLE_US);
-		return true;
-	}
-	while (tv_exits(VMX_EXIT_HLT) == hlt_before)
-		if (tsc_passed(deadline))
-			return false;
-		else
-			tsc_delay_us(HALT_POLL_US);
-	return true;
-}
-
 /* One round; false on the first thing that went wrong. */
 static bool wake_once(uint32_t i, bool *halted)
 {
@@ -89,9 +71,9 @@ static bool wake_once(uint32_t i, bool *halted)
 		pause();
 	if (ap_round != i + 1)
 		return false;
-	hlt_before = tickvisor_present() ? tv_exits(VMX_EXIT_HLT) : 0;
+	hlt_before = smp_hlt_exits();
 	bsp_armed = i + 1;
-	*halted &= wait_halted(hlt_before);
+	*halted &= smp_wait_halted(hlt_before, HALT_SETTLE_US);
 	bsp_round = i + 1;
 	t0 = rdtsc();
 	apic_icr_write(smp_icr(LAPIC_DM_FIXED, IPI_VECTOR, LAPIC_DEST_NONE, false), peer);

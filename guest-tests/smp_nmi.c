@@ -19,8 +19,7 @@
 #include "lib/tsc.h"
 
 #define NR_NMIS                 5u
-#define HALT_POLL_US            20u
-#define HALT_WAIT_US            10000u
+#define HALT_SETTLE_US          1000u   /* without tickvisor: time to reach HLT */
 
 static struct smp_hits hits;
 static unsigned peer;
@@ -87,24 +86,6 @@ static void ap_halt_cli(void *arg)
 	ap_resumed = 1;
 }
 
-/* Under tickvisor the AP's HLT is a VM exit: wait until the guest's HLT
- * count grows, so the NMI surely finds it halted. Elsewhere, a delay. */
-static bool wait_halted(uint64_t hlt_before)
-{
-	uint64_t deadline = tsc_deadline_us(HALT_WAIT_US);
-
-	if (!tickvisor_present()) {
-		tsc_delay_us(HALT_WAIT_US / 10);
-		return true;
-	}
-	while (tv_exits(VMX_EXIT_HLT) == hlt_before)
-		if (tsc_passed(deadline))
-			return false;
-		else
-			tsc_delay_us(HALT_POLL_US);
-	return true;
-}
-
 static bool start_on_peer(void (*fn)(void *))
 {
 	uint64_t deadline = tsc_deadline_us(SMP_HITS_TIMEOUT_US);
@@ -141,7 +122,7 @@ static void test_cli_spin(void)
  */
 static void test_cli_halt(void)
 {
-	uint64_t hlt_before = tickvisor_present() ? tv_exits(VMX_EXIT_HLT) : 0;
+	uint64_t hlt_before = smp_hlt_exits();
 	bool halted, back;
 
 	if (tickvisor_present() && !arg_get_ulong("cli_hlt", 0)) {
@@ -151,7 +132,7 @@ static void test_cli_halt(void)
 	}
 	if (!start_on_peer(ap_halt_cli))
 		return;
-	halted = wait_halted(hlt_before);
+	halted = smp_wait_halted(hlt_before, HALT_SETTLE_US);
 	send_nmi(peer);
 	back = on_cpu_wait(peer);
 	report(halted && back && ap_resumed && smp_hits_of(&hits, peer) == 1,

@@ -12,6 +12,7 @@
 #include "lib/report.h"
 #include "lib/setup.h"
 #include "lib/string.h"
+#include "lib/tickvisor.h"
 #include "lib/tsc.h"
 
 #define TRAMP_PAGE_SIZE         4096u
@@ -20,6 +21,8 @@
 #define TRAMP_LIMIT             0x100000u       /* SIPI vectors reach below 1 MiB */
 #define TRAMP_LOG_SIZE          (MAX_CPUS * sizeof(struct smp_tramp_log))
 #define DESC_PTR_SIZE           6u      /* limit16 + base32, or offset32 + selector */
+#define HALT_WAIT_US            10000u  /* smp_wait_halted(): the bound */
+#define HALT_POLL_US            20u     /* and how often it asks */
 
 /* smp_trampoline.asm: the blob, and the two slots filled from boot.asm. */
 extern const uint8_t smp_tramp_start[], smp_tramp_end[], smp_tramp_gdtr[], smp_tramp_far[];
@@ -282,4 +285,25 @@ void smp_run_both_modes(void (*test)(bool x2))
 		test(true);
 	else
 		report_skip("x2APIC: not available");
+}
+
+uint64_t smp_hlt_exits(void)
+{
+	return tickvisor_present() ? tv_exits(VMX_EXIT_HLT) : 0;
+}
+
+bool smp_wait_halted(uint64_t hlt_before, uint64_t settle_us)
+{
+	uint64_t deadline = tsc_deadline_us(HALT_WAIT_US);
+
+	if (!tickvisor_present()) {
+		tsc_delay_us(settle_us);
+		return true;
+	}
+	while (tv_exits(VMX_EXIT_HLT) == hlt_before)
+		if (tsc_passed(deadline))
+			return false;
+		else
+			tsc_delay_us(HALT_POLL_US);
+	return true;
 }

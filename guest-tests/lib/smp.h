@@ -113,6 +113,13 @@ bool smp_init_peer(unsigned *peer);
 /* test(false) in xAPIC mode, then test(true) with every CPU in x2APIC
  * mode, or a SKIP where there is none. */
 void smp_run_both_modes(void (*test)(bool x2));
+/* The guest's HLT exits so far under tickvisor, else 0. */
+uint64_t smp_hlt_exits(void);
+/* Another CPU was told to execute HLT after smp_hlt_exits() gave
+ * hlt_before. Under tickvisor its HLT is a VM exit: waits (bounded) until
+ * the count grows, so it surely is halted; false if it does not.
+ * Elsewhere: waits settle_us and says true. */
+bool smp_wait_halted(uint64_t hlt_before, uint64_t settle_us);
 
 /* For the runtime: an AP's endless wait for work (on_cpu.c), and the
  * kick's handler. */

@@ -14,6 +14,7 @@
  * bounded by max_us=N (default 2000).
  * peer=N picks the AP (default 1).
  */
+#include "lib/bench.h"
 #include "lib/guest.h"
 #include "lib/smp.h"
 #include "lib/smp_hits.h"
@@ -85,17 +86,6 @@ static bool wake_once(uint32_t i, bool *halted)
 	return resume_tsc[i] && handler_tsc[i] >= t0 && handler_tsc[i] <= resume_tsc[i];
 }
 
-static void sort(uint64_t *v, unsigned n)
-{
-	for (unsigned i = 1; i < n; i++)
-		for (unsigned j = i; j && v[j - 1] > v[j]; j--) {
-			uint64_t t = v[j];
-
-			v[j] = v[j - 1];
-			v[j - 1] = t;
-		}
-}
-
 int main(int argc, char **argv)
 {
 	uint64_t max_us = arg_get_ulong("max_us", MAX_US_DEFAULT);
@@ -124,7 +114,7 @@ int main(int argc, char **argv)
 		report(halted, "every round the AP was halted (HLT exit) before the IPI");
 	if (!done)
 		return report_summary();
-	sort(latency, done);
+	sort_u64(latency, done);
 	report_info("wake-up latency, IPI send to handler: min %lu p50 %lu max %lu cycles "
 		    "(%lu us at %lu MHz)", latency[0], latency[done / 2], latency[done - 1],
 		    tsc_to_us(latency[done - 1]), tsc_hz() / 1000000);

@@ -14,6 +14,7 @@
  *
  * apic=x2apic runs both CPUs in x2APIC mode (name ipi_roundtrip_x2apic).
  */
+#include "lib/bench.h"
 #include "lib/guest.h"
 #include "lib/smp.h"
 #include "lib/smp_hits.h"
@@ -69,22 +70,11 @@ static bool one_round(unsigned i)
 	return true;
 }
 
-static void sort(uint64_t *v, unsigned n)
-{
-	for (unsigned i = 1; i < n; i++)
-		for (unsigned j = i; j && v[j - 1] > v[j]; j--) {
-			uint64_t t = v[j];
-
-			v[j] = v[j - 1];
-			v[j - 1] = t;
-		}
-}
-
 static void report_stats(const char *name, unsigned n, uint64_t exits)
 {
 	uint64_t sum = 0;
 
-	sort(rt, n);
+	sort_u64(rt, n);
 	for (unsigned i = 0; i < n; i++)
 		sum += rt[i];
 	report_info("round trip over %u rounds: min %lu p50 %lu max %lu cycles (p50 %lu us)", n,

@@ -18,6 +18,18 @@ static void sort(int64_t *a, uint64_t n)
 		}
 }
 
+/* Insertion sort: the few hundred unsigned values tests keep. */
+void sort_u64(uint64_t *v, unsigned n)
+{
+	for (unsigned i = 1; i < n; i++)
+		for (unsigned j = i; j && v[j - 1] > v[j]; j--) {
+			uint64_t t = v[j];
+
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+}
+
 void bench_stats(int64_t *s, uint64_t n, struct bench_stats *st)
 {
 	int64_t sum = 0;

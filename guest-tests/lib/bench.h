@@ -20,6 +20,9 @@ struct bench_stats {
 	int64_t mean;           /* rounded toward zero */
 };
 
+/* Sorts v[0..n) in place, ascending (cycle counts a test reports as
+ * min/p50/max itself). */
+void sort_u64(uint64_t *v, unsigned n);
 /* Sorts samples in place and fills *st. */
 void bench_stats(int64_t *samples, uint64_t n, struct bench_stats *st);
 /* Prints the BENCH line, and the HIST line when hist is true. */

@@ -22,18 +22,6 @@
 static uint32_t count;                  /* TMICT for PERIOD_US at divide 1 */
 static uint64_t len;                    /* that in TSC cycles */
 
-/* Returns the TSC before the TMICT write. */
-static uint64_t arm(unsigned mode, bool masked, uint32_t ticks)
-{
-	uint64_t t0;
-
-	tmr_stop();
-	apic_write(LAPIC_LVT_TIMER, tmr_lvtt(mode, TMR_VEC, masked));
-	t0 = rdtsc();
-	apic_write(LAPIC_TMICT, ticks);
-	return t0;
-}
-
 static void unmask(unsigned mode)
 {
 	apic_write(LAPIC_LVT_TIMER, tmr_lvtt(mode, TMR_VEC, false));
@@ -41,7 +29,7 @@ static void unmask(unsigned mode)
 
 static void test_oneshot_runs_out(enum tmr_wait how)
 {
-	uint64_t t0 = arm(LAPIC_TIMER_ONESHOT, true, count);
+	uint64_t t0 = tmr_arm(LAPIC_TIMER_ONESHOT, true, count);
 	struct tmr_tmcct_watch w;
 	uint32_t end;
 
@@ -62,7 +50,7 @@ static void test_oneshot_runs_out(enum tmr_wait how)
 
 static void test_oneshot_unmask_early(enum tmr_wait how)
 {
-	uint64_t t0 = arm(LAPIC_TIMER_ONESHOT, true, 2 * count), at;
+	uint64_t t0 = tmr_arm(LAPIC_TIMER_ONESHOT, true, 2 * count), at;
 	uint32_t before;
 	bool fired;
 
@@ -81,7 +69,7 @@ static void test_oneshot_unmask_early(enum tmr_wait how)
 static void test_periodic(enum tmr_wait how)
 {
 	struct tmr_tmcct_watch w;
-	uint64_t t0 = arm(LAPIC_TIMER_PERIODIC, true, count), due, at;
+	uint64_t t0 = tmr_arm(LAPIC_TIMER_PERIODIC, true, count), due, at;
 	uint32_t before;
 	bool fired;
 

@@ -23,18 +23,6 @@ static void set_lvtt(unsigned mode)
 	apic_write(LAPIC_LVT_TIMER, tmr_lvtt(mode, TMR_VEC, false));
 }
 
-/* Arms a one-shot or periodic count; returns the TSC before the write. */
-static uint64_t arm_count(unsigned mode)
-{
-	uint64_t t0;
-
-	tmr_stop();
-	set_lvtt(mode);
-	t0 = rdtsc();
-	apic_write(LAPIC_TMICT, count);
-	return t0;
-}
-
 /* The interrupt k (1-based) arrived no earlier than `delay` after t0 and
  * no later than the slack after that. */
 static bool on_time(uint32_t k, uint64_t t0, uint64_t delay, uint64_t *at)
@@ -51,7 +39,7 @@ static void test_count_modes(enum tmr_wait how)
 	bool quiet;
 
 	for (unsigned i = 0; i < ARRAY_SIZE(from); i++) {
-		arm_count(from[i]);
+		tmr_arm(from[i], false, count);
 		set_lvtt(from[i] ^ 1);
 		tmcct = apic_read(LAPIC_TMCCT);
 		quiet = tmr_quiet(how, TMR_VEC, 3 * len);
@@ -71,7 +59,7 @@ static void test_deadline_roundtrip(enum tmr_wait how)
 		report_skip("no TSC-deadline mode (CPUID.1:ECX[24])");
 		return;
 	}
-	arm_count(LAPIC_TIMER_ONESHOT);
+	tmr_arm(LAPIC_TIMER_ONESHOT, false, count);
 	set_lvtt(LAPIC_TIMER_TSC_DEADLINE);
 	msr = rdmsr(MSR_IA32_TSC_DEADLINE) | apic_read(LAPIC_TMCCT);
 	quiet = tmr_quiet(how, TMR_VEC, 3 * len);
@@ -124,7 +112,7 @@ static void test_reserved(enum tmr_wait how)
 	report(tmr_quiet(how, TMR_VEC, 3 * len) && tmr_count(TMR_VEC) == 1,
 	       "mode 3: no reload, no second interrupt within 3 counts");
 
-	arm_count(LAPIC_TIMER_PERIODIC);
+	tmr_arm(LAPIC_TIMER_PERIODIC, false, count);
 	set_lvtt(LAPIC_TIMER_RESERVED);
 	report(tmr_quiet(how, TMR_VEC, 3 * len),
 	       "periodic -> mode 3 is a change to one-shot: disarmed, no interrupt within "

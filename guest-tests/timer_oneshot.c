@@ -39,10 +39,7 @@ static void test_oneshot(enum tmr_wait how)
 	bool fired;
 
 	report_prefix_push(tmr_wait_name[how]);
-	tmr_stop();
-	apic_write(LAPIC_LVT_TIMER, tmr_lvtt(LAPIC_TIMER_ONESHOT, TMR_VEC, false));
-	t0 = rdtsc();
-	apic_write(LAPIC_TMICT, count);
+	t0 = tmr_arm(LAPIC_TIMER_ONESHOT, false, count);
 	tmr_watch_tmcct(&w, t0 + len / 4);
 	fired = tmr_wait(how, TMR_VEC, 1, t0 + 4 * len + tmr_slack_tsc);
 	/* Reported once the timer fired: printing is slow (every byte is a

@@ -21,18 +21,6 @@
 static uint32_t count;                  /* TMICT for PERIOD_US at divide 1 */
 static uint64_t len;                    /* that in TSC cycles */
 
-/* Returns the TSC just before the TMICT write. */
-static uint64_t start_periodic(uint32_t ticks)
-{
-	uint64_t t0;
-
-	tmr_stop();
-	apic_write(LAPIC_LVT_TIMER, tmr_lvtt(LAPIC_TIMER_PERIODIC, TMR_VEC, false));
-	t0 = rdtsc();
-	apic_write(LAPIC_TMICT, ticks);
-	return t0;
-}
-
 /* Interrupt k (1-based) is due k periods after the TMICT write at t0. */
 static void test_ticks(enum tmr_wait how)
 {
@@ -41,7 +29,7 @@ static void test_ticks(enum tmr_wait how)
 	int64_t drift;
 	bool done;
 
-	t0 = start_periodic(count);
+	t0 = tmr_arm(LAPIC_TIMER_PERIODIC, false, count);
 	done = tmr_wait(how, TMR_VEC, NR_TICKS, t0 + (NR_TICKS + 2) * len + tmr_slack_tsc);
 	apic_write(LAPIC_TMICT, 0);
 	n = tmr_count(TMR_VEC);
@@ -83,7 +71,7 @@ static void test_tmcct(enum tmr_wait how)
 {
 	struct tmr_tmcct_watch w;
 	uint32_t v, lo = count, hi = 0, irqs, slack = tmr_tsc_to_ticks(tmr_slack_tsc, 1);
-	uint64_t t0 = start_periodic(count);
+	uint64_t t0 = tmr_arm(LAPIC_TIMER_PERIODIC, false, count);
 	bool woke = true;
 
 	if (how == TMR_SPIN) {
@@ -114,7 +102,7 @@ static void test_tmcct(enum tmr_wait how)
 static void test_restart_stop(enum tmr_wait how)
 {
 	uint32_t count2 = count + count / 2, c, tmcct;
-	uint64_t len2 = tmr_ticks_to_tsc(count2, 1), t0 = start_periodic(count), tw, first, second;
+	uint64_t len2 = tmr_ticks_to_tsc(count2, 1), t0 = tmr_arm(LAPIC_TIMER_PERIODIC, false, count), tw, first, second;
 	bool got, quiet;
 
 	if (!report(tmr_wait(how, TMR_VEC, 1, t0 + 2 * len + tmr_slack_tsc), "runs"))
@@ -152,7 +140,7 @@ static void test_pending_at_sti(enum tmr_wait how)
 	uint64_t t0, ts, at;
 	uint32_t masked;
 
-	t0 = start_periodic(count);
+	t0 = tmr_arm(LAPIC_TIMER_PERIODIC, false, count);
 	cli();
 	tmr_spin_until(t0 + len + len / 2);
 	masked = tmr_count(TMR_VEC);

@@ -99,10 +99,7 @@ static void test_tiny_period(enum tmr_wait how)
 		report_skip("1-tick periodic: a storm without tickvisor's minimum period");
 		return;
 	}
-	tmr_stop();
-	apic_write(LAPIC_LVT_TIMER, tmr_lvtt(LAPIC_TIMER_PERIODIC, TMR_VEC, false));
-	tw = rdtsc();
-	apic_write(LAPIC_TMICT, 1);
+	tw = tmr_arm(LAPIC_TIMER_PERIODIC, false, 1);
 	tmcct = apic_read(LAPIC_TMCCT);
 	t0 = rdtsc();
 	end = t0 + window;

@@ -65,6 +65,20 @@ unsigned tmr_tdcr_divide(uint32_t tdcr);
 void tmr_stop(void);
 bool tmr_has_tsc_deadline(void);
 
+/* tmr_stop(), then LVTT = mode, TMR_VEC, masked, then TMICT = ticks:
+ * started. Returns the TSC read just before the TMICT write. Inline, so
+ * that read sits as close to the write as in the code it replaced. */
+static inline uint64_t tmr_arm(unsigned mode, bool masked, uint32_t ticks)
+{
+	uint64_t t0;
+
+	tmr_stop();
+	apic_write(LAPIC_LVT_TIMER, tmr_lvtt(mode, TMR_VEC, masked));
+	t0 = rdtsc();
+	apic_write(LAPIC_TMICT, ticks);
+	return t0;
+}
+
 /* The interrupt log of vector TMR_VEC or TMR_VEC_SENTINEL. */
 void tmr_log_clear(void);
 uint32_t tmr_count(unsigned vec);

@@ -79,7 +79,6 @@ static bool extable_fixup(struct ex_regs *r)
 		if (e->insn != r->rip)
 			continue;
 		this_cpu()->ex_vector = (uint32_t)r->vector;
-		this_cpu()->ex_error_code = r->error_code;
 		r->rip = e->fixup;
 		return true;
 	}
@@ -105,15 +104,9 @@ int exception_vector(void)
 	return (int)this_cpu()->ex_vector;
 }
 
-uint64_t exception_error_code(void)
-{
-	return this_cpu()->ex_error_code;
-}
-
 void exception_clear(void)
 {
 	this_cpu()->ex_vector = 0;
-	this_cpu()->ex_error_code = 0;
 }
 
 int rdmsr_safe(uint32_t msr, uint64_t *val)

@@ -69,7 +69,6 @@ struct extable_entry {
 /* Vector of the last exception fixed up on this CPU, 0 if none since
  * exception_clear() (0 is #DE, which fixups of MSRs and I/O never see). */
 int exception_vector(void);
-uint64_t exception_error_code(void);
 void exception_clear(void);
 
 /* These return the vector the instruction raised, or 0. */

@@ -22,8 +22,6 @@ struct percpu {
 	bool online;                    /* counted in cpus_online(): waits for work */
 	bool x2apic;                    /* cached IA32_APIC_BASE.EXTD, kept by apic.c */
 	volatile uint32_t ex_vector;    /* last exception fixed up by the extable */
-	volatile uint64_t ex_error_code;/* and its error code */
-	void *priv;                     /* free for the test */
 };
 
 /* One CPU's area: data below, stack above. */

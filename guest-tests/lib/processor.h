@@ -95,17 +95,6 @@ static inline uint64_t rdtsc(void)
 	return lo | (uint64_t)hi << 32;
 }
 
-/* RDTSCP waits for earlier instructions; *aux gets IA32_TSC_AUX. */
-static inline uint64_t rdtscp(uint32_t *aux)
-{
-	uint32_t lo, hi, c;
-
-	asm volatile("rdtscp" : "=a"(lo), "=d"(hi), "=c"(c) : : "memory");
-	if (aux)
-		*aux = c;
-	return lo | (uint64_t)hi << 32;
-}
-
 #define DEFINE_CR(n)								\
 static inline uint64_t read_cr##n(void)						\
 {										\
@@ -162,11 +151,6 @@ static inline void pause(void)
 static inline void cpu_relax(void)
 {
 	pause();
-}
-
-static inline bool irqs_enabled(void)
-{
-	return read_rflags() & X86_EFLAGS_IF;
 }
 
 #endif

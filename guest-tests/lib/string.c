@@ -82,16 +82,6 @@ int strncmp(const char *a, const char *b, size_t n)
 	return 0;
 }
 
-char *strchr(const char *s, int c)
-{
-	for (;; s++) {
-		if (*s == (char)c)
-			return (char *)s;
-		if (!*s)
-			return NULL;
-	}
-}
-
 static int digit_value(char c)
 {
 	if (c >= '0' && c <= '9')

@@ -14,7 +14,6 @@ size_t strlen(const char *s);
 size_t strnlen(const char *s, size_t max);
 int strcmp(const char *a, const char *b);
 int strncmp(const char *a, const char *b, size_t n);
-char *strchr(const char *s, int c);
 unsigned long strtoul(const char *s, char **end, int base);
 long strtol(const char *s, char **end, int base);
 int atoi(const char *s);

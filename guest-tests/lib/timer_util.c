@@ -108,7 +108,8 @@ uint32_t tmr_tdcr(unsigned div)
 	return (v & 3) | (v & 4) << 1;
 }
 
-unsigned tmr_tdcr_divide(uint32_t tdcr)
+/* The divide value of a TDCR encoding: tmr_tdcr() backwards. */
+static unsigned tmr_tdcr_divide(uint32_t tdcr)
 {
 	unsigned v = (tdcr & 3) | (tdcr >> 1 & 4);
 

@@ -59,7 +59,6 @@ uint32_t tmr_tsc_to_ticks(uint64_t tsc, unsigned div);
 uint32_t tmr_lvtt(unsigned mode, unsigned vec, bool masked);
 /* TDCR encoding of a divide value 1..128 (SDM: bits 3,1,0; 111b is 1). */
 uint32_t tmr_tdcr(unsigned div);
-unsigned tmr_tdcr_divide(uint32_t tdcr);
 /* One-shot, masked, TMICT 0, IA32_TSC_DEADLINE 0 if in that mode, divide
  * 1, and the interrupt log cleared. */
 void tmr_stop(void);

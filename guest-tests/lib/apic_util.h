@@ -2,8 +2,9 @@
 /*
  * Helpers shared by the local APIC conformance tests (guest-tests/apic_*.c):
  * bounded waits in TSC time (lib/tsc.h), IRR/ISR/TMR bit tests, self-IPIs,
- * the ESR's write-before-read sequence and IA32_APIC_BASE writes that keep
- * the runtime's cached APIC mode (percpu.x2apic) in step.
+ * the ESR's write-before-read sequence, IA32_APIC_BASE writes that keep
+ * the runtime's cached APIC mode (percpu.x2apic) in step, and a test's
+ * common start, end and run in xAPIC and x2APIC mode.
  *
  * Every wait is bounded, so an interrupt that never comes is a FAIL and
  * not a hang. Under tickvisor a self-IPI is pending at the next VM entry,

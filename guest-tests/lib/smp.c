@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * AP bring-up: where the trampoline goes, the INIT/SIPI sequences, and
- * the AP's first steps in C. See smp.h; the work loop is in on_cpu.c.
+ * the AP's first steps in C; at the end, steps the SMP tests share. See
+ * smp.h; the work loop is in on_cpu.c.
  */
 #include "lib/smp.h"
 #include "lib/apic.h"

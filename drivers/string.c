@@ -12,8 +12,10 @@
 
 void *memset(void *d, int c, size_t n)
 {
+	void *ret = d;
+
 	__asm__ volatile("rep stosb" : "+D"(d), "+c"(n) : "a"(c) : "memory");
-	return d;
+	return ret;
 }
 
 void *memcpy(void *d, const void *s, size_t n)

@@ -52,12 +52,9 @@ void vlapic_reset(struct vlapic *l, bool keep_base)
 		vlapic_set(l, LAPIC_LDR, ((l->id >> 4) << 16) | (1u << (l->id & 0xf)));
 	l->esr_pending = 0;
 	__atomic_store_n(&l->nmi_pending, 0, __ATOMIC_RELAXED);
-	l->tsc_deadline = 0;
 	l->cached_timer_mode = LAPIC_TIMER_ONESHOT;
 	l->cached_divide = vtimer_tdcr_divide(0);
-	vtimer_stop(&l->timer);
-	if (l->ops && l->ops->timer_update)
-		l->ops->timer_update(l);
+	vlapic_timer_reset(l);
 }
 
 enum vlapic_mode vlapic_mode(const struct vlapic *l)

@@ -7,11 +7,6 @@
 #define APIC_BASE_RESERVED(maxphy) (BITS(7, 0) | BIT(9) | ~(BIT(maxphy) - 1))
 #define DEFAULT_MAXPHYADDR 36u          /* until vmm/ says what the guest's CPUID reports */
 
-static const uint32_t lvt_regs[] = {
-	LAPIC_LVT_CMCI, LAPIC_LVT_TIMER, LAPIC_LVT_THERMAL, LAPIC_LVT_PERF,
-	LAPIC_LVT_LINT0, LAPIC_LVT_LINT1, LAPIC_LVT_ERROR,
-};
-
 void vlapic_init(struct vlapic *l, uint32_t id, struct vlapic_group *group,
 		 const struct vlapic_ops *ops, void *owner, uint32_t clock_div,
 		 uint64_t min_period_tsc)
@@ -46,8 +41,7 @@ void vlapic_reset(struct vlapic *l, bool keep_base)
 		   FIELD_PREP(LAPIC_VERSION_MAXLVT, LAPIC_NR_LVT - 1));
 	vlapic_set(l, LAPIC_DFR, 0xffffffffu);
 	vlapic_set(l, LAPIC_SVR, 0xff);
-	for (unsigned i = 0; i < ARRAY_SIZE(lvt_regs); i++)
-		vlapic_set(l, lvt_regs[i], LAPIC_LVT_MASKED);
+	vlapic_mask_lvts(l);
 	if (x2)
 		vlapic_set(l, LAPIC_LDR, ((l->id >> 4) << 16) | (1u << (l->id & 0xf)));
 	l->esr_pending = 0;

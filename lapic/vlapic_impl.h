@@ -23,6 +23,8 @@ int vlapic_x2apic_access(struct vlapic *l, uint32_t msr, uint64_t *val, bool wri
 /* Records errors in the ESR (and raises the error LVT). */
 void vlapic_error(struct vlapic *l, uint32_t esr_bits);
 void vlapic_update_ppr(struct vlapic *l);
+/* Sets the mask bit of every LVT entry. */
+void vlapic_mask_lvts(struct vlapic *l);
 /* Delivers the interrupt an LVT entry describes (unless masked). */
 void vlapic_lvt_deliver(struct vlapic *l, uint32_t lvt_off);
 /* Timer state after a mode change, reset or divide change. */

@@ -180,18 +180,24 @@ void vlapic_esr_written(struct vlapic *l, uint32_t old, uint32_t val)
 	l->esr_pending = 0;
 }
 
-static const uint32_t all_lvts[] = {
-	LAPIC_LVT_CMCI, LAPIC_LVT_TIMER, LAPIC_LVT_THERMAL, LAPIC_LVT_PERF,
-	LAPIC_LVT_LINT0, LAPIC_LVT_LINT1, LAPIC_LVT_ERROR,
-};
+void vlapic_mask_lvts(struct vlapic *l)
+{
+	static const uint32_t lvts[] = {
+		LAPIC_LVT_CMCI, LAPIC_LVT_TIMER, LAPIC_LVT_THERMAL, LAPIC_LVT_PERF,
+		LAPIC_LVT_LINT0, LAPIC_LVT_LINT1, LAPIC_LVT_ERROR,
+	};
+	_Static_assert(ARRAY_SIZE(lvts) == LAPIC_NR_LVT, "the LVTs the version register reports");
+
+	for (unsigned i = 0; i < ARRAY_SIZE(lvts); i++)
+		vlapic_set(l, lvts[i], vlapic_get(l, lvts[i]) | LAPIC_LVT_MASKED);
+}
 
 void vlapic_svr_written(struct vlapic *l, uint32_t old, uint32_t val)
 {
 	/* Software disable masks every LVT, and they stay masked while the
 	 * APIC is disabled (vlapic_lvt_written enforces that). */
 	if (!(val & LAPIC_SVR_ENABLE))
-		for (unsigned i = 0; i < ARRAY_SIZE(all_lvts); i++)
-			vlapic_set(l, all_lvts[i], vlapic_get(l, all_lvts[i]) | LAPIC_LVT_MASKED);
+		vlapic_mask_lvts(l);
 	/* ops contract: software-enable changes are reported. `old` is not
 	 * reliable on the APIC-write path, so report every SVR write. */
 	if (l->ops->mode_changed)
@@ -202,8 +208,6 @@ void vlapic_svr_written(struct vlapic *l, uint32_t old, uint32_t val)
  * share one rule, so they look at every LVT (seven loads). */
 void vlapic_lvt_written(struct vlapic *l, uint32_t old, uint32_t val)
 {
-	if (vlapic_sw_enabled(l))
-		return;
-	for (unsigned i = 0; i < ARRAY_SIZE(all_lvts); i++)
-		vlapic_set(l, all_lvts[i], vlapic_get(l, all_lvts[i]) | LAPIC_LVT_MASKED);
+	if (!vlapic_sw_enabled(l))
+		vlapic_mask_lvts(l);
 }

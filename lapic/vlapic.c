@@ -7,6 +7,27 @@
 #define APIC_BASE_RESERVED(maxphy) (BITS(7, 0) | BIT(9) | ~(BIT(maxphy) - 1))
 #define DEFAULT_MAXPHYADDR 36u          /* until vmm/ says what the guest's CPUID reports */
 
+static enum vlapic_mode mode_of(uint64_t base_msr)
+{
+	if (!(base_msr & APIC_BASE_EN))
+		return VLAPIC_DISABLED;
+	return (base_msr & APIC_BASE_EXTD) ? VLAPIC_X2APIC : VLAPIC_XAPIC;
+}
+
+/* The ID register as the initial APIC ID sets it: in bits 31:24, or
+ * whole in x2APIC mode (the x2APIC ID). */
+static uint32_t id_reg(const struct vlapic *l, enum vlapic_mode mode)
+{
+	return mode == VLAPIC_X2APIC ? l->id : l->id << 24;
+}
+
+/* The x2APIC LDR, derived from the x2APIC ID (SDM "Logical Destination
+ * Mode in x2APIC Mode"): cluster in 31:16, one bit in 15:0. */
+static uint32_t x2apic_ldr(uint32_t id)
+{
+	return ((id >> 4) << 16) | (1u << (id & 0xf));
+}
+
 void vlapic_init(struct vlapic *l, uint32_t id, struct vlapic_group *group,
 		 const struct vlapic_ops *ops, void *owner, uint32_t clock_div,
 		 uint64_t min_period_tsc)
@@ -29,21 +50,22 @@ void vlapic_reset(struct vlapic *l, bool keep_base)
 	/* INIT preserves the (software-writable) xAPIC ID register (SDM
 	 * "x2APIC State Transitions": "The state of the local APIC ID
 	 * register is preserved"). */
-	uint32_t id_reg = vlapic_get(l, LAPIC_ID);
-	bool x2, keep_id = keep_base && vlapic_mode(l) == VLAPIC_XAPIC;
+	uint32_t kept_id = vlapic_get(l, LAPIC_ID);
+	bool keep_id = keep_base && vlapic_mode(l) == VLAPIC_XAPIC;
+	enum vlapic_mode mode;
 
 	memset(l->page, 0, sizeof(l->page));
 	if (!keep_base)
 		l->base_msr = LAPIC_DEFAULT_BASE | APIC_BASE_EN | (l->id == 0 ? APIC_BASE_BSP : 0);
-	x2 = vlapic_mode(l) == VLAPIC_X2APIC;
-	vlapic_set(l, LAPIC_ID, keep_id ? id_reg : x2 ? l->id : l->id << 24);
+	mode = vlapic_mode(l);
+	vlapic_set(l, LAPIC_ID, keep_id ? kept_id : id_reg(l, mode));
 	vlapic_set(l, LAPIC_VERSION, LAPIC_VERSION_ID | LAPIC_VERSION_EOI_SUPP |
 		   FIELD_PREP(LAPIC_VERSION_MAXLVT, LAPIC_NR_LVT - 1));
 	vlapic_set(l, LAPIC_DFR, 0xffffffffu);
 	vlapic_set(l, LAPIC_SVR, 0xff);
 	vlapic_mask_lvts(l);
-	if (x2)
-		vlapic_set(l, LAPIC_LDR, ((l->id >> 4) << 16) | (1u << (l->id & 0xf)));
+	if (mode == VLAPIC_X2APIC)
+		vlapic_set(l, LAPIC_LDR, x2apic_ldr(l->id));
 	l->esr_pending = 0;
 	__atomic_store_n(&l->nmi_pending, 0, __ATOMIC_RELAXED);
 	l->cached_timer_mode = LAPIC_TIMER_ONESHOT;
@@ -53,9 +75,7 @@ void vlapic_reset(struct vlapic *l, bool keep_base)
 
 enum vlapic_mode vlapic_mode(const struct vlapic *l)
 {
-	if (!(l->base_msr & APIC_BASE_EN))
-		return VLAPIC_DISABLED;
-	return (l->base_msr & APIC_BASE_EXTD) ? VLAPIC_X2APIC : VLAPIC_XAPIC;
+	return mode_of(l->base_msr);
 }
 
 uint64_t vlapic_base_addr(const struct vlapic *l)
@@ -70,10 +90,8 @@ bool vlapic_sw_enabled(const struct vlapic *l)
 
 static void enter_x2apic(struct vlapic *l)
 {
-	/* x2APIC ID = initial APIC ID; LDR derived from it (SDM "Logical
-	 * Destination Mode in x2APIC Mode"): cluster in 31:16, bit in 15:0. */
-	vlapic_set(l, LAPIC_ID, l->id);
-	vlapic_set(l, LAPIC_LDR, ((l->id >> 4) << 16) | (1u << (l->id & 0xf)));
+	vlapic_set(l, LAPIC_ID, id_reg(l, VLAPIC_X2APIC));
+	vlapic_set(l, LAPIC_LDR, x2apic_ldr(l->id));
 	vlapic_set(l, LAPIC_DFR, 0);
 	vlapic_set(l, LAPIC_ICR_HI, 0);
 }
@@ -88,8 +106,7 @@ static int set_base(struct vlapic *l, uint64_t val)
 		return -1;
 	if ((val & APIC_BASE_EXTD) && !(val & APIC_BASE_EN))
 		return -1;
-	to = !(val & APIC_BASE_EN) ? VLAPIC_DISABLED
-	     : (val & APIC_BASE_EXTD) ? VLAPIC_X2APIC : VLAPIC_XAPIC;
+	to = mode_of(val);
 	if ((from == VLAPIC_DISABLED && to == VLAPIC_X2APIC) ||
 	    (from == VLAPIC_X2APIC && to == VLAPIC_XAPIC))
 		return -1;
@@ -100,7 +117,7 @@ static int set_base(struct vlapic *l, uint64_t val)
 	else if (to == VLAPIC_X2APIC && from == VLAPIC_XAPIC)
 		enter_x2apic(l);
 	else if (to == VLAPIC_XAPIC && from == VLAPIC_DISABLED)
-		vlapic_set(l, LAPIC_ID, l->id << 24);
+		vlapic_set(l, LAPIC_ID, id_reg(l, VLAPIC_XAPIC));
 	if (l->ops->mode_changed)
 		l->ops->mode_changed(l);
 	return 0;

@@ -87,7 +87,7 @@ void vlapic_send_ipi(struct vlapic *src, const struct lapic_ipi *ipi)
 {
 	bool fixed = ipi->dm == LAPIC_DM_FIXED || ipi->dm == LAPIC_DM_LOWEST;
 
-	if (fixed && ipi->vector < 16) {
+	if (fixed && vlapic_illegal_vector(ipi->vector)) {
 		/* Not sent at all (SDM "Error Handling"). */
 		vlapic_error(src, LAPIC_ESR_SEND_ILLEGAL);
 		return;

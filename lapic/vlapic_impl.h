@@ -20,6 +20,12 @@ void vlapic_self_ipi_written(struct vlapic *l, uint32_t old, uint32_t val);
 
 /* x2APIC MSR access (mode already checked by the caller or here). */
 int vlapic_x2apic_access(struct vlapic *l, uint32_t msr, uint64_t *val, bool write);
+/* Vectors 0-15 are illegal for fixed interrupts (SDM "Valid Interrupt
+ * Vectors"): not sent, not accepted, an error in the ESR instead. */
+static inline bool vlapic_illegal_vector(uint32_t vec)
+{
+	return vec < 16;
+}
 /* Records errors in the ESR (and raises the error LVT). */
 void vlapic_error(struct vlapic *l, uint32_t esr_bits);
 void vlapic_update_ppr(struct vlapic *l);

@@ -11,7 +11,6 @@
 
 #define VEC_WORD(vec)   ((uint32_t)(vec) >> 5 << 4)     /* register offset step */
 #define VEC_BIT(vec)    (1u << ((vec) & 31))
-#define ILLEGAL_VECTOR(vec) ((vec) < 16)
 
 static uint32_t *reg_ptr(struct vlapic *l, uint32_t base, int vec)
 {
@@ -85,7 +84,7 @@ void vlapic_accept(struct vlapic *l, uint32_t dm, uint8_t vec, bool level)
 		/* A software-disabled APIC takes no fixed interrupts. */
 		if (!vlapic_sw_enabled(l))
 			return;
-		if (ILLEGAL_VECTOR(vec)) {
+		if (vlapic_illegal_vector(vec)) {
 			vlapic_error(l, LAPIC_ESR_RECV_ILLEGAL);
 			return;
 		}
@@ -143,7 +142,7 @@ void vlapic_error(struct vlapic *l, uint32_t esr_bits)
 	/* Raise the error LVT once per new error; an illegal vector in the
 	 * error LVT itself must not loop back here forever. */
 	if (fresh && !(esr_bits == LAPIC_ESR_RECV_ILLEGAL &&
-		       (vlapic_get(l, LAPIC_LVT_ERROR) & 0xff) < 16))
+		       vlapic_illegal_vector((uint8_t)vlapic_get(l, LAPIC_LVT_ERROR))))
 		vlapic_lvt_deliver(l, LAPIC_LVT_ERROR);
 }
 

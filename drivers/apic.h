@@ -29,6 +29,11 @@ enum apic_reg {
 	APIC_TMCCT   = 0x390,
 	APIC_TDCR    = 0x3e0,
 };
+/* The APIC's architectural MSRs, shared with the virtual APIC (lapic/). */
+enum apic_msr {
+	MSR_IA32_APIC_BASE    = 0x01b,
+	MSR_IA32_TSC_DEADLINE = 0x6e0,
+};
 #define APIC_BASE_BSP       BIT(8)
 #define APIC_BASE_EXTD      BIT(10)
 #define APIC_BASE_EN        BIT(11)

@@ -70,10 +70,11 @@ static inline void mmio_write32(uint64_t addr, uint32_t v) { *(volatile uint32_t
 static inline uint64_t mmio_read64(uint64_t addr) { return *(volatile uint64_t *)addr; }
 static inline void mmio_write64(uint64_t addr, uint64_t v) { *(volatile uint64_t *)addr = v; }
 
-/* Architectural MSRs used by more than one layer. */
+/* Architectural MSRs used by more than one layer. IA32_APIC_BASE and
+ * IA32_TSC_DEADLINE are in drivers/apic.h, free of inline assembly, which
+ * lapic/ (host-compiled for its unit tests) shares. */
 enum msr {
 	MSR_IA32_TSC             = 0x010,
-	MSR_IA32_APIC_BASE       = 0x01b,
 	MSR_IA32_FEATURE_CONTROL = 0x03a,
 	MSR_IA32_TSC_ADJUST      = 0x03b,
 	MSR_IA32_SPEC_CTRL       = 0x048,
@@ -85,7 +86,6 @@ enum msr {
 	MSR_IA32_MISC_ENABLE     = 0x1a0,
 	MSR_IA32_PAT             = 0x277,
 	MSR_IA32_MTRR_DEF_TYPE   = 0x2ff,
-	MSR_IA32_TSC_DEADLINE    = 0x6e0,
 	MSR_X2APIC_FIRST         = 0x800,
 	MSR_X2APIC_LAST          = 0x8ff,
 	MSR_EFER                 = 0xc0000080,

@@ -7,6 +7,7 @@
 #ifndef LAPIC_LAPIC_REGS_H
 #define LAPIC_LAPIC_REGS_H
 
+#include "drivers/apic.h"       /* IA32_APIC_BASE: the MSR and its bits */
 #include "drivers/base.h"
 
 enum lapic_reg {
@@ -46,10 +47,7 @@ enum lapic_reg {
 #define LAPIC_OFF(msr)          (((msr) - LAPIC_MSR_BASE) << 4)
 #define LAPIC_DEFAULT_BASE      0xfee00000ull
 
-/* IA32_APIC_BASE */
-#define APIC_BASE_BSP           BIT(8)
-#define APIC_BASE_EXTD          BIT(10)
-#define APIC_BASE_EN            BIT(11)
+/* IA32_APIC_BASE (bits BSP, EXTD, EN: drivers/apic.h) */
 #define APIC_BASE_ADDR_SHIFT    12
 
 /* Version: an integrated xAPIC, 7 LVT entries (CMCI included). */

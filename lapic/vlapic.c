@@ -146,11 +146,11 @@ static int tsc_deadline_access(struct vlapic *l, uint64_t *val, bool write)
 
 int vlapic_rdmsr(struct vlapic *l, uint32_t msr, uint64_t *val)
 {
-	if (msr == 0x1b) {
+	if (msr == MSR_IA32_APIC_BASE) {
 		*val = l->base_msr;
 		return 0;
 	}
-	if (msr == 0x6e0)
+	if (msr == MSR_IA32_TSC_DEADLINE)
 		return tsc_deadline_access(l, val, false);
 	if (msr >= LAPIC_MSR_BASE && msr <= LAPIC_MSR_LAST)
 		return vlapic_x2apic_access(l, msr, val, false);
@@ -159,9 +159,9 @@ int vlapic_rdmsr(struct vlapic *l, uint32_t msr, uint64_t *val)
 
 int vlapic_wrmsr(struct vlapic *l, uint32_t msr, uint64_t val)
 {
-	if (msr == 0x1b)
+	if (msr == MSR_IA32_APIC_BASE)
 		return set_base(l, val);
-	if (msr == 0x6e0)
+	if (msr == MSR_IA32_TSC_DEADLINE)
 		return tsc_deadline_access(l, &val, true);
 	if (msr >= LAPIC_MSR_BASE && msr <= LAPIC_MSR_LAST)
 		return vlapic_x2apic_access(l, msr, &val, true);

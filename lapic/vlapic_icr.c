@@ -4,13 +4,25 @@
  * Destination", "Logical Destination Mode"). Shorthands are expanded
  * here, per vCPU; nothing reaches the host ICR.
  */
-#include "lapic/vlapic_icr.h"
+#include "lapic/vlapic.h"
 #include "lapic/vlapic_impl.h"
 
 #define XAPIC_BROADCAST   0xffu
 #define X2APIC_BROADCAST  0xffffffffu
 
-void vlapic_icr_decode(uint64_t icr, bool x2apic, struct lapic_ipi *ipi)
+struct lapic_ipi {
+	uint8_t vector;
+	uint8_t dm;             /* LAPIC_DM_* */
+	uint8_t shorthand;      /* LAPIC_SH_* */
+	bool logical;
+	bool level_assert;
+	bool trigger_level;
+	uint32_t dest;          /* 8-bit (xAPIC) or 32-bit (x2APIC) */
+	bool x2apic;            /* decoded in x2APIC format */
+};
+
+/* Decodes the value written, once: no later re-read of ICR/ICR2. */
+static void vlapic_icr_decode(uint64_t icr, bool x2apic, struct lapic_ipi *ipi)
 {
 	ipi->vector = (uint8_t)FIELD_GET(LAPIC_ICR_VECTOR, icr);
 	ipi->dm = (uint8_t)FIELD_GET(LAPIC_ICR_DELIVERY, icr);
@@ -49,8 +61,9 @@ static bool match_logical(const struct vlapic *t, const struct lapic_ipi *ipi)
 	return (ldr >> 4) == (dest >> 4) && (ldr & dest & 0xf);
 }
 
-bool vlapic_ipi_matches(const struct vlapic *src, const struct vlapic *t,
-			const struct lapic_ipi *ipi)
+/* Does `t` match the IPI's destination (shorthand expanded)? */
+static bool vlapic_ipi_matches(const struct vlapic *src, const struct vlapic *t,
+			       const struct lapic_ipi *ipi)
 {
 	if (vlapic_mode(t) == VLAPIC_DISABLED)
 		return false;
@@ -80,10 +93,11 @@ static struct vlapic *lowest_priority(struct vlapic *src, const struct lapic_ipi
 	return best;
 }
 
-/* IPIs arrive edge-triggered: the ICR trigger-mode bit only qualifies INIT
- * level de-assert and is ignored otherwise (SDM "Interrupt Command
- * Register"), so no IPI sets a TMR bit. */
-void vlapic_send_ipi(struct vlapic *src, const struct lapic_ipi *ipi)
+/* Sends from src to every matching APIC of its group. IPIs arrive
+ * edge-triggered: the ICR trigger-mode bit only qualifies INIT level
+ * de-assert and is ignored otherwise (SDM "Interrupt Command Register"),
+ * so no IPI sets a TMR bit. */
+static void vlapic_send_ipi(struct vlapic *src, const struct lapic_ipi *ipi)
 {
 	bool fixed = ipi->dm == LAPIC_DM_FIXED || ipi->dm == LAPIC_DM_LOWEST;
 

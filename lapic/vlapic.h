@@ -91,9 +91,11 @@ enum vlapic_mode vlapic_mode(const struct vlapic *l);
 uint64_t vlapic_base_addr(const struct vlapic *l);
 bool vlapic_sw_enabled(const struct vlapic *l);
 
-/* xAPIC MMIO access of `size` bytes at page offset `off`. Only aligned
- * 32-bit accesses reach registers; returns -1 for other widths so the
- * caller can report them. */
+/* xAPIC MMIO: a 32-bit access to the register at page offset `off` (bits
+ * 1:0 ignored); the caller turns other widths into these. An offset with
+ * no xAPIC register raises an illegal-register error (ESR) and reads as 0;
+ * write-only registers read as 0, read-only ones ignore writes. Both
+ * always return 0. */
 int vlapic_mmio_read(struct vlapic *l, uint32_t off, uint32_t *val);
 int vlapic_mmio_write(struct vlapic *l, uint32_t off, uint32_t val);
 /* MSRs: IA32_APIC_BASE, IA32_TSC_DEADLINE and the x2APIC range.

@@ -28,7 +28,8 @@ static inline bool vlapic_illegal_vector(uint32_t vec)
 }
 /* Records errors in the ESR (and raises the error LVT). */
 void vlapic_error(struct vlapic *l, uint32_t esr_bits);
-void vlapic_update_ppr(struct vlapic *l);
+/* Stores PPR as TPR and ISR make it, and returns it. */
+uint32_t vlapic_update_ppr(struct vlapic *l);
 /* Sets the mask bit of every LVT entry. */
 void vlapic_mask_lvts(struct vlapic *l);
 /* Delivers the interrupt an LVT entry describes (unless masked). */

@@ -41,18 +41,40 @@ uint32_t vlapic_ppr(const struct vlapic *l)
 	return (tpr & 0xf0) >= (isrv & 0xf0) ? tpr : isrv & 0xf0;
 }
 
-void vlapic_update_ppr(struct vlapic *l)
+uint32_t vlapic_update_ppr(struct vlapic *l)
 {
-	vlapic_set(l, LAPIC_PPR, vlapic_ppr(l));
+	uint32_t ppr = vlapic_ppr(l);
+
+	vlapic_set(l, LAPIC_PPR, ppr);
+	return ppr;
+}
+
+/* Is vector `vec` in a priority class above PPR's? */
+static bool above_ppr(int vec, uint32_t ppr)
+{
+	return ((uint32_t)vec & 0xf0) > (ppr & 0xf0);
 }
 
 int vlapic_pending_vector(const struct vlapic *l)
 {
 	int irr = vlapic_highest_irr(l);
 
-	if (irr < 0 || ((uint32_t)irr & 0xf0) <= (vlapic_ppr(l) & 0xf0))
+	/* PPR (an ISR scan) only when IRR holds something: this runs before
+	 * every VM entry. */
+	if (irr < 0 || !above_ppr(irr, vlapic_ppr(l)))
 		return -1;
 	return irr;
+}
+
+/* TPR or ISR changed: PPR follows, and an interrupt it now lets through
+ * must be noticed. */
+static void priority_changed(struct vlapic *l)
+{
+	uint32_t ppr = vlapic_update_ppr(l);
+	int irr = vlapic_highest_irr(l);
+
+	if (irr >= 0 && above_ppr(irr, ppr))
+		l->ops->notify(l);
 }
 
 void vlapic_ack(struct vlapic *l, int vec)
@@ -71,9 +93,7 @@ void vlapic_eoi(struct vlapic *l)
 	if (vec < 0)
 		return;
 	*reg_ptr(l, LAPIC_ISR, vec) &= ~VEC_BIT(vec);
-	vlapic_update_ppr(l);
-	if (vlapic_pending_vector(l) >= 0)
-		l->ops->notify(l);
+	priority_changed(l);
 }
 
 void vlapic_accept(struct vlapic *l, uint32_t dm, uint8_t vec, bool level)
@@ -150,9 +170,7 @@ void vlapic_error(struct vlapic *l, uint32_t esr_bits)
 
 void vlapic_tpr_changed(struct vlapic *l)
 {
-	vlapic_update_ppr(l);
-	if (vlapic_pending_vector(l) >= 0)
-		l->ops->notify(l);
+	priority_changed(l);
 }
 
 void vlapic_tpr_written(struct vlapic *l, uint32_t old, uint32_t val)

@@ -84,13 +84,8 @@ void vlapic_tdcr_written(struct vlapic *l, uint32_t old, uint32_t val)
 		return;
 	/* The SDM leaves a divide change mid-count undefined; we let the
 	 * remaining ticks run at the new rate, and the period follow. */
-	vtimer_start_count(&l->timer, l->timer.mode, now, left, tsc_per_tick(l));
-	if (l->timer.mode == VTIMER_PERIODIC) {
-		uint64_t period = (uint64_t)vlapic_get(l, LAPIC_TMICT) * tsc_per_tick(l);
-
-		l->timer.count_tsc = period;
-		l->timer.period = period < l->timer.min_period ? l->timer.min_period : period;
-	}
+	vtimer_resume_count(&l->timer, l->timer.mode, now, left, vlapic_get(l, LAPIC_TMICT),
+			    tsc_per_tick(l));
 	l->ops->timer_update(l);
 }
 

@@ -1,26 +1,40 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "timer/vtimer.h"
 
-void vtimer_start_count(struct vtimer *t, enum vtimer_mode mode, uint64_t now,
-			uint32_t count, uint32_t tsc_per_tick)
+/* A periodic countdown is never shorter than min_period. */
+static uint64_t clamp_period(const struct vtimer *t, uint64_t cycles)
 {
-	uint64_t cycles = (uint64_t)count * tsc_per_tick;
+	return cycles < t->min_period ? t->min_period : cycles;
+}
+
+void vtimer_resume_count(struct vtimer *t, enum vtimer_mode mode, uint64_t now,
+			 uint32_t left, uint32_t count, uint32_t tsc_per_tick)
+{
+	uint64_t cycles = (uint64_t)left * tsc_per_tick;
+	bool periodic = mode == VTIMER_PERIODIC;
 
 	t->mode = mode;
 	t->tsc_per_tick = tsc_per_tick;
-	t->count_tsc = cycles;
+	/* The count TMCCT runs down from: one-shot, only `left` remains. */
+	t->count_tsc = periodic ? (uint64_t)count * tsc_per_tick : cycles;
 	t->clamped = false;
-	if (!count) {
+	if (!left) {
 		t->armed = false;
 		return;
 	}
-	if (mode == VTIMER_PERIODIC && cycles < t->min_period) {
-		cycles = t->min_period;
-		t->clamped = true;
+	if (periodic) {
+		t->clamped = cycles < t->min_period;
+		cycles = clamp_period(t, cycles);
 	}
-	t->period = mode == VTIMER_PERIODIC ? cycles : 0;
+	t->period = periodic ? clamp_period(t, t->count_tsc) : 0;
 	t->target = now + cycles;
 	t->armed = true;
+}
+
+void vtimer_start_count(struct vtimer *t, enum vtimer_mode mode, uint64_t now,
+			uint32_t count, uint32_t tsc_per_tick)
+{
+	vtimer_resume_count(t, mode, now, count, count, tsc_per_tick);
 }
 
 void vtimer_start_deadline(struct vtimer *t, uint64_t deadline)

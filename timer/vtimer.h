@@ -29,6 +29,12 @@ struct vtimer {
 	bool clamped;           /* the last start was clamped to min_period */
 };
 
+/* A count of `count` APIC ticks of which `left` are still to run (0 stops
+ * the timer): the next expiry is `left` ticks from now, then a periodic
+ * timer reloads `count`. Both countdowns are clamped to min_period when
+ * periodic; `clamped` tells about the first. */
+void vtimer_resume_count(struct vtimer *t, enum vtimer_mode mode, uint64_t now,
+			 uint32_t left, uint32_t count, uint32_t tsc_per_tick);
 /* TMICT written: count in APIC ticks (0 stops the timer). */
 void vtimer_start_count(struct vtimer *t, enum vtimer_mode mode, uint64_t now,
 			uint32_t count, uint32_t tsc_per_tick);

@@ -79,9 +79,16 @@ void timer_cpu_init(struct timer_cpu *tc, unsigned cpu, uint32_t apic_id)
 		hpet_route_cpu(tc, cpu);
 }
 
+/* Ticks of a clock running at hz from host TSC now_tsc until host_tsc
+ * (0 if that has passed). */
+static uint64_t ticks_until(uint64_t host_tsc, uint64_t now_tsc, uint64_t hz)
+{
+	return host_tsc > now_tsc ? (host_tsc - now_tsc) * hz / timer_caps.tsc_hz : 0;
+}
+
 static void lapic_backend_arm(struct timer_cpu *tc, uint64_t host_tsc)
 {
-	uint64_t now, ticks;
+	uint64_t ticks;
 
 	if (tc->lapic_armed == host_tsc)
 		return;
@@ -94,8 +101,7 @@ static void lapic_backend_arm(struct timer_cpu *tc, uint64_t host_tsc)
 		apic_timer_deadline(VEC_HOST_TIMER, host_tsc);
 		return;
 	}
-	now = rdtsc();
-	ticks = host_tsc > now ? (host_tsc - now) * timer_caps.lapic_hz / timer_caps.tsc_hz : 0;
+	ticks = ticks_until(host_tsc, rdtsc(), timer_caps.lapic_hz);
 	apic_timer_oneshot(VEC_HOST_TIMER, (uint32_t)MIN(ticks + 1, 0xffffffffull));
 }
 
@@ -118,7 +124,7 @@ static bool hpet_backend_arm(struct timer_cpu *tc, uint64_t host_tsc)
 		return true;
 	now_tsc = rdtsc();
 	now = hpet_read_counter(h);
-	when = now + (host_tsc > now_tsc ? (host_tsc - now_tsc) * h->freq_hz / timer_caps.tsc_hz : 0);
+	when = now + ticks_until(host_tsc, now_tsc, h->freq_hz);
 	hpet_arm(h, n, when);
 	tc->hpet_armed = host_tsc;
 	/* A comparator fires on a match only: if the counter already passed

@@ -179,7 +179,7 @@ bool timer_host_arm(struct timer_cpu *tc, enum timer_kind k, uint64_t host_tsc)
 
 bool timer_host_sleep_arm(struct timer_cpu *tc, uint64_t host_tsc)
 {
-	if (timer_caps.lapic_tscdl || timer_caps.lapic_hz) {
+	if (usable(TIMER_LAPIC, tc)) {
 		lapic_backend_arm(tc, host_tsc);
 		return true;
 	}

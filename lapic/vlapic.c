@@ -66,7 +66,7 @@ void vlapic_reset(struct vlapic *l, bool keep_base)
 	vlapic_mask_lvts(l);
 	if (mode == VLAPIC_X2APIC)
 		vlapic_set(l, LAPIC_LDR, x2apic_ldr(l->id));
-	l->esr_pending = 0;
+	__atomic_store_n(&l->esr_pending, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&l->nmi_pending, 0, __ATOMIC_RELAXED);
 	l->cached_timer_mode = LAPIC_TIMER_ONESHOT;
 	l->cached_divide = vtimer_tdcr_divide(0);

@@ -56,7 +56,7 @@ struct vlapic {
 	bool hw_vid;                    /* the CPU moves IRR->ISR and does EOI itself */
 	uint32_t clock_div;             /* TSC cycles per APIC clock at divide 1 */
 	uint8_t maxphyaddr;             /* CPUID.80000008H:EAX[7:0] as the guest sees it */
-	uint32_t esr_pending;           /* errors since the last ESR write */
+	uint32_t esr_pending;           /* errors since the last ESR write (atomic) */
 	uint32_t nmi_pending;           /* NMIs waiting (atomic) */
 	bool init_pending;
 	bool sipi_pending;

@@ -3,8 +3,8 @@
  * IRR, ISR, TMR, PPR and EOI (SDM "Interrupt, Task, and Processor
  * Priority", "Interrupt Acceptance for Fixed Interrupts", "Signaling
  * Interrupt Servicing Completion"), LVT delivery and the error register.
- * IRR may be set by other CPUs (IPIs), so its bits change atomically;
- * everything else belongs to the vCPU's own CPU.
+ * IRR and the pending errors may be set by other CPUs (IPIs), so their
+ * bits change atomically; everything else belongs to the vCPU's own CPU.
  */
 #include "lapic/vlapic.h"
 #include "lapic/vlapic_impl.h"
@@ -156,9 +156,13 @@ void vlapic_lvt_deliver(struct vlapic *l, uint32_t lvt_off)
 
 void vlapic_error(struct vlapic *l, uint32_t esr_bits)
 {
-	bool fresh = (l->esr_pending & esr_bits) != esr_bits;
+	/* Atomic: an IPI sender on another CPU (receive errors) and this
+	 * vCPU (send and register errors, the ESR write) update it at once;
+	 * a plain read-modify-write would lose one side's bits (Xen's
+	 * vlapic_error: test_and_set_bit on pending_esr, xchg on the write). */
+	uint32_t before = __atomic_fetch_or(&l->esr_pending, esr_bits, __ATOMIC_RELAXED);
+	bool fresh = (before & esr_bits) != esr_bits;
 
-	l->esr_pending |= esr_bits;
 	/* Raise the error LVT once per new error; an illegal vector in the
 	 * error LVT itself must not loop back here forever. */
 	if (fresh && !(esr_bits == LAPIC_ESR_RECV_ILLEGAL &&
@@ -193,8 +197,7 @@ void vlapic_esr_written(struct vlapic *l, uint32_t old, uint32_t val)
 {
 	/* Write-before-read: a write latches the errors collected since the
 	 * last write, and starts collecting anew. */
-	vlapic_set(l, LAPIC_ESR, l->esr_pending);
-	l->esr_pending = 0;
+	vlapic_set(l, LAPIC_ESR, __atomic_exchange_n(&l->esr_pending, 0, __ATOMIC_RELAXED));
 }
 
 void vlapic_mask_lvts(struct vlapic *l)

@@ -18,6 +18,11 @@
 #define LVT_RESET               LAPIC_LVT_MASKED
 #define DFR_RESET               0xffffffffu
 #define SVR_RESET               0xffu
+/* tickvisor's version register: 0x14 like Intel's integrated APICs (Bochs
+ * reports 0x14 as well, KVM's APIC_VERSION is 0x14), max LVT entry 6 for
+ * its 7 LVTs (timer, thermal, perfmon, LINT0, LINT1, error, CMCI), bit 24
+ * clear: its guests have no I/O APIC, so no EOI-broadcast suppression. */
+#define TICKVISOR_VERSION       0x00060014u
 
 static uint32_t version;
 
@@ -58,6 +63,12 @@ static void test_version(void)
 	       eoi_supp ? "writable" : "stays 0", eoi_supp);
 	apic_write(LAPIC_SVR, svr);
 	report(mmio_read(LAPIC_SVR) == svr, "SVR restored to 0x%x", svr);
+	if (!tickvisor_present()) {
+		report_skip("tickvisor's exact version value");
+		return;
+	}
+	report(version == TICKVISOR_VERSION, "tickvisor: version register 0x%08x (want 0x%08x: "
+	       "0x14, max LVT 6, no EOI-broadcast suppression)", version, TICKVISOR_VERSION);
 }
 
 static void check_reset_lvt(const char *name, enum lapic_reg reg)

@@ -50,8 +50,13 @@ enum lapic_reg {
 /* IA32_APIC_BASE (bits BSP, EXTD, EN: drivers/apic.h) */
 #define APIC_BASE_ADDR_SHIFT    12
 
-/* Version: an integrated xAPIC, 7 LVT entries (CMCI included). */
-#define LAPIC_VERSION_ID        0x15u
+/* Version (SDM "Local APIC Version Register"): 0x14, the integrated
+ * APIC of Intel's parts (Bochs's xAPIC and KVM report it too); max LVT =
+ * the 7 LVTs implemented (timer, thermal, perfmon, LINT0, LINT1, error,
+ * CMCI) - 1. Bit 24 (EOI-broadcast suppression) stays clear: guests have
+ * no I/O APIC to broadcast to, so SVR bit 12 would change nothing, and
+ * it is reserved ("Spurious-Interrupt Vector Register"). */
+#define LAPIC_VERSION_ID        0x14u
 #define LAPIC_VERSION_MAXLVT    BITS(23, 16)
 #define LAPIC_VERSION_EOI_SUPP  BIT(24)
 #define LAPIC_NR_LVT            7u
@@ -66,7 +71,7 @@ enum lapic_reg {
 #define LAPIC_SVR_VECTOR        BITS(7, 0)
 #define LAPIC_SVR_ENABLE        BIT(8)
 #define LAPIC_SVR_FOCUS         BIT(9)
-#define LAPIC_SVR_EOI_SUPP      BIT(12)
+#define LAPIC_SVR_EOI_SUPP      BIT(12)     /* reserved here: version bit 24 is 0 */
 
 /* ESR */
 #define LAPIC_ESR_SEND_CS       BIT(0)

@@ -59,7 +59,7 @@ void vlapic_reset(struct vlapic *l, bool keep_base)
 		l->base_msr = LAPIC_DEFAULT_BASE | APIC_BASE_EN | (l->id == 0 ? APIC_BASE_BSP : 0);
 	mode = vlapic_mode(l);
 	vlapic_set(l, LAPIC_ID, keep_id ? kept_id : id_reg(l, mode));
-	vlapic_set(l, LAPIC_VERSION, LAPIC_VERSION_ID | LAPIC_VERSION_EOI_SUPP |
+	vlapic_set(l, LAPIC_VERSION, LAPIC_VERSION_ID |
 		   FIELD_PREP(LAPIC_VERSION_MAXLVT, LAPIC_NR_LVT - 1));
 	vlapic_set(l, LAPIC_DFR, 0xffffffffu);
 	vlapic_set(l, LAPIC_SVR, 0xff);

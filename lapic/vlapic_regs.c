@@ -41,8 +41,8 @@ static const struct reg_desc regs[64] = {
 	[IDX(LAPIC_RRD)]         = { R_XAPIC | R_READ, 0, NULL },
 	[IDX(LAPIC_LDR)]         = { R_BOTH | R_RW | R_X2_RO, LAPIC_LDR_XAPIC_ID, NULL },
 	[IDX(LAPIC_DFR)]         = { R_XAPIC | R_RW, LAPIC_DFR_MODEL, vlapic_dfr_written },
-	[IDX(LAPIC_SVR)]         = { R_BOTH | R_RW, LAPIC_SVR_VECTOR | LAPIC_SVR_ENABLE |
-				     LAPIC_SVR_EOI_SUPP, vlapic_svr_written },
+	[IDX(LAPIC_SVR)]         = { R_BOTH | R_RW, LAPIC_SVR_VECTOR | LAPIC_SVR_ENABLE,
+				     vlapic_svr_written },
 	[IDX(LAPIC_ISR) + 0]     = { R_BOTH | R_READ, 0, NULL },
 	[IDX(LAPIC_ISR) + 1]     = { R_BOTH | R_READ, 0, NULL },
 	[IDX(LAPIC_ISR) + 2]     = { R_BOTH | R_READ, 0, NULL },

@@ -129,6 +129,7 @@ static int tsc_deadline_access(struct vlapic *l, uint64_t *val, bool write)
 	 * unless LVTT selects TSC-deadline mode; writing 0 disarms. */
 	bool dl = l->cached_timer_mode == LAPIC_TIMER_TSC_DEADLINE &&
 		  vlapic_mode(l) != VLAPIC_DISABLED;
+	uint64_t now;
 
 	if (!write) {
 		*val = dl ? l->tsc_deadline : 0;
@@ -137,9 +138,10 @@ static int tsc_deadline_access(struct vlapic *l, uint64_t *val, bool write)
 	if (!dl)
 		return 0;
 	/* A deadline that already passed has fired before this write. */
-	vlapic_timer_expired(l, l->ops->now(l));
+	now = l->ops->now(l);
+	vlapic_timer_expired(l, now);
 	l->tsc_deadline = *val;
-	vtimer_start_deadline(&l->timer, *val);
+	vtimer_start_deadline(&l->timer, *val, now);
 	l->ops->timer_update(l);
 	return 0;
 }

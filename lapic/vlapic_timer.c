@@ -8,9 +8,10 @@
 #include "lapic/vlapic.h"
 #include "lapic/vlapic_impl.h"
 
-static uint32_t tsc_per_tick(const struct vlapic *l)
+static uint64_t tsc_per_tick(const struct vlapic *l)
 {
-	return l->clock_div * l->cached_divide;
+	/* 64 bits: clock_div x divide 128 can exceed 32. */
+	return (uint64_t)l->clock_div * l->cached_divide;
 }
 
 static enum vtimer_mode vtimer_mode_of(uint32_t lvtt_mode)
@@ -93,7 +94,10 @@ void vlapic_timer_expired(struct vlapic *l, uint64_t now)
 {
 	if (!vtimer_due(&l->timer, now))
 		return;
-	vtimer_expire(&l->timer, now);
+	if (!vtimer_expire(&l->timer, now)) {
+		l->ops->timer_update(l);        /* a step toward a far deadline */
+		return;
+	}
 	if (l->timer.mode == VTIMER_TSC_DEADLINE)
 		l->tsc_deadline = 0;    /* the MSR reads 0 after expiry */
 	/* A masked LVTT still counts; it only does not deliver. */
@@ -105,9 +109,10 @@ void vlapic_tsc_moved(struct vlapic *l, int64_t delta)
 {
 	/* A count (one-shot, periodic) runs on the APIC clock, in real time:
 	 * when the guest's TSC jumps, its target moves with it. A TSC
-	 * deadline is a TSC value and stays where the guest put it. */
-	if (!l->timer.armed || l->timer.mode == VTIMER_TSC_DEADLINE)
+	 * deadline is a TSC value and stays where the guest put it; a jump
+	 * to or past it makes it due at once. */
+	if (!l->timer.armed)
 		return;
-	l->timer.target += (uint64_t)delta;
+	vtimer_tsc_moved(&l->timer, delta, l->ops->now(l));
 	l->ops->timer_update(l);
 }

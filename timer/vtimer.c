@@ -1,6 +1,15 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "timer/vtimer.h"
 
+uint64_t vtimer_ticks_to_tsc(uint64_t ticks, uint64_t tsc_per_tick)
+{
+	uint64_t cycles;
+
+	if (__builtin_mul_overflow(ticks, tsc_per_tick, &cycles) || cycles > VTIMER_HORIZON_TSC)
+		return VTIMER_HORIZON_TSC;
+	return cycles;
+}
+
 /* A periodic countdown is never shorter than min_period. */
 static uint64_t clamp_period(const struct vtimer *t, uint64_t cycles)
 {
@@ -8,15 +17,15 @@ static uint64_t clamp_period(const struct vtimer *t, uint64_t cycles)
 }
 
 void vtimer_resume_count(struct vtimer *t, enum vtimer_mode mode, uint64_t now,
-			 uint32_t left, uint32_t count, uint32_t tsc_per_tick)
+			 uint32_t left, uint32_t count, uint64_t tsc_per_tick)
 {
-	uint64_t cycles = (uint64_t)left * tsc_per_tick;
+	uint64_t cycles = vtimer_ticks_to_tsc(left, tsc_per_tick);
 	bool periodic = mode == VTIMER_PERIODIC;
 
 	t->mode = mode;
 	t->tsc_per_tick = tsc_per_tick;
 	/* The count TMCCT runs down from: one-shot, only `left` remains. */
-	t->count_tsc = periodic ? (uint64_t)count * tsc_per_tick : cycles;
+	t->count_tsc = periodic ? vtimer_ticks_to_tsc(count, tsc_per_tick) : cycles;
 	t->clamped = false;
 	if (!left) {
 		t->armed = false;
@@ -27,22 +36,44 @@ void vtimer_resume_count(struct vtimer *t, enum vtimer_mode mode, uint64_t now,
 		cycles = clamp_period(t, cycles);
 	}
 	t->period = periodic ? clamp_period(t, t->count_tsc) : 0;
-	t->target = now + cycles;
+	t->target = now + cycles;       /* may wrap past 2^64: see vtimer_reached */
 	t->armed = true;
 }
 
 void vtimer_start_count(struct vtimer *t, enum vtimer_mode mode, uint64_t now,
-			uint32_t count, uint32_t tsc_per_tick)
+			uint32_t count, uint64_t tsc_per_tick)
 {
 	vtimer_resume_count(t, mode, now, count, count, tsc_per_tick);
 }
 
-void vtimer_start_deadline(struct vtimer *t, uint64_t deadline)
+/* The target for a deadline: the deadline itself, `now` when the TSC is
+ * already at or past it (absolute, as the SDM compares), or a step of
+ * the horizon toward one so far ahead that a signed difference could not
+ * tell it from the past. */
+static uint64_t deadline_target(uint64_t deadline, uint64_t now)
+{
+	if (deadline <= now)
+		return now;
+	return deadline - now > VTIMER_HORIZON_TSC ? now + VTIMER_HORIZON_TSC : deadline;
+}
+
+void vtimer_start_deadline(struct vtimer *t, uint64_t deadline, uint64_t now)
 {
 	t->mode = VTIMER_TSC_DEADLINE;
 	t->period = 0;
-	t->target = deadline;
+	t->deadline = deadline;
+	t->target = deadline_target(deadline, now);
 	t->armed = deadline != 0;
+}
+
+void vtimer_tsc_moved(struct vtimer *t, int64_t delta, uint64_t now)
+{
+	if (!t->armed)
+		return;
+	if (t->mode == VTIMER_TSC_DEADLINE)
+		t->target = deadline_target(t->deadline, now);
+	else
+		t->target += (uint64_t)delta;
 }
 
 void vtimer_stop(struct vtimer *t)
@@ -50,18 +81,25 @@ void vtimer_stop(struct vtimer *t)
 	t->armed = false;
 }
 
-void vtimer_expire(struct vtimer *t, uint64_t now)
+bool vtimer_expire(struct vtimer *t, uint64_t now)
 {
+	/* A step toward a far deadline (the target is not the deadline, and
+	 * the TSC has not reached it): take the next step. */
+	if (t->mode == VTIMER_TSC_DEADLINE && t->target != t->deadline && t->deadline > now) {
+		t->target = deadline_target(t->deadline, now);
+		return false;
+	}
 	if (t->mode != VTIMER_PERIODIC || !t->period) {
 		t->armed = false;
-		return;
+		return true;
 	}
 	/* From the previous target, not from now: no drift. If the host was
 	 * so late that the next target is past too, restart the phase at now
 	 * instead of delivering a burst of stale ticks. */
 	t->target += t->period;
-	if (t->target <= now)
+	if (vtimer_reached(now, t->target))
 		t->target = now;
+	return true;
 }
 
 uint32_t vtimer_current_count(const struct vtimer *t, uint64_t now)
@@ -70,7 +108,7 @@ uint32_t vtimer_current_count(const struct vtimer *t, uint64_t now)
 
 	if (!t->armed || t->mode == VTIMER_TSC_DEADLINE || !t->tsc_per_tick)
 		return 0;
-	if (now < t->target) {
+	if (!vtimer_reached(now, t->target)) {
 		left = t->target - now;
 	} else if (t->mode == VTIMER_PERIODIC && t->period) {
 		/* Expired but not yet re-armed: the count has reloaded. */
@@ -79,7 +117,8 @@ uint32_t vtimer_current_count(const struct vtimer *t, uint64_t now)
 		return 0;
 	}
 	/* Round up: the count is 1 until the last tick has elapsed. When the
-	 * period was clamped, the count still runs from the programmed value. */
+	 * period was clamped, the count still runs from the programmed value.
+	 * left < 2^63 and tsc_per_tick < 2^40: the sum cannot overflow. */
 	left = (left + t->tsc_per_tick - 1) / t->tsc_per_tick;
 	if (left > t->count_tsc / t->tsc_per_tick)
 		left = t->count_tsc / t->tsc_per_tick;

@@ -18,38 +18,66 @@ enum vtimer_mode {
 	VTIMER_TSC_DEADLINE,
 };
 
+/* The furthest a target ever lies ahead of now, in TSC cycles (2^62:
+ * 48 years at 3 GHz). Targets are compared with now by signed difference
+ * (vtimer_reached), which needs them within 2^63 of now; a longer count
+ * or deadline is reached in steps of this size. */
+#define VTIMER_HORIZON_TSC      BIT(62)
+
 struct vtimer {
 	bool armed;
 	enum vtimer_mode mode;
-	uint64_t target;        /* guest TSC of the next expiration (when armed) */
+	uint64_t target;        /* guest TSC of the next expiration (when armed), at
+				 * most VTIMER_HORIZON_TSC ahead; it may wrap past 2^64 */
+	uint64_t deadline;      /* TSC-deadline mode: IA32_TSC_DEADLINE as written */
 	uint64_t period;        /* periodic: TSC cycles per period, after the clamp */
 	uint64_t count_tsc;     /* one-shot/periodic: TSC cycles of the programmed count */
-	uint32_t tsc_per_tick;  /* APIC timer tick in TSC cycles (divide x clock divisor) */
+	uint64_t tsc_per_tick;  /* APIC timer tick in TSC cycles (divide x clock divisor) */
 	uint64_t min_period;    /* TSC cycles; 0: no minimum */
 	bool clamped;           /* the last start was clamped to min_period */
 };
+
+/* Has guest TSC `now` reached `target`? By signed difference, as Xen's
+ * vpt.c does ((int64_t)(now - last) >= 0): right across the 2^64 wrap of
+ * a guest TSC (a guest may write IA32_TSC near 2^64), where `now >=
+ * target` would call a target just past the wrap due at once. */
+static inline bool vtimer_reached(uint64_t now, uint64_t target)
+{
+	return (int64_t)(now - target) >= 0;
+}
+
+/* APIC ticks -> TSC cycles, saturated at VTIMER_HORIZON_TSC (TMICT
+ * 0xffffffff x divide 128 x a large clock divisor exceeds 64 bits). */
+uint64_t vtimer_ticks_to_tsc(uint64_t ticks, uint64_t tsc_per_tick);
 
 /* A count of `count` APIC ticks of which `left` are still to run (0 stops
  * the timer): the next expiry is `left` ticks from now, then a periodic
  * timer reloads `count`. Both countdowns are clamped to min_period when
  * periodic; `clamped` tells about the first. */
 void vtimer_resume_count(struct vtimer *t, enum vtimer_mode mode, uint64_t now,
-			 uint32_t left, uint32_t count, uint32_t tsc_per_tick);
+			 uint32_t left, uint32_t count, uint64_t tsc_per_tick);
 /* TMICT written: count in APIC ticks (0 stops the timer). */
 void vtimer_start_count(struct vtimer *t, enum vtimer_mode mode, uint64_t now,
-			uint32_t count, uint32_t tsc_per_tick);
-/* TSC-deadline written (0 disarms). A deadline in the past fires at the
- * next check, exactly once. */
-void vtimer_start_deadline(struct vtimer *t, uint64_t deadline);
+			uint32_t count, uint64_t tsc_per_tick);
+/* TSC-deadline written at guest TSC `now` (0 disarms). SDM "TSC-Deadline
+ * Mode": the timer fires when the TSC is greater than or equal to the
+ * deadline, an absolute comparison: a deadline at or below `now` fires at
+ * the next check, exactly once. */
+void vtimer_start_deadline(struct vtimer *t, uint64_t deadline, uint64_t now);
+/* The guest TSC jumped by `delta` (now reads `now`): a count moves with
+ * it, a deadline stays where it is and is compared anew. */
+void vtimer_tsc_moved(struct vtimer *t, int64_t delta, uint64_t now);
 void vtimer_stop(struct vtimer *t);
 /* Has the target passed? */
 static inline bool vtimer_due(const struct vtimer *t, uint64_t now)
 {
-	return t->armed && now >= t->target;
+	return t->armed && vtimer_reached(now, t->target);
 }
-/* Consumes one expiration at `now` (>= target): periodic re-arms at
- * target + period (or now, if that is already past), others disarm. */
-void vtimer_expire(struct vtimer *t, uint64_t now);
+/* Consumes one expiration at `now` (the target reached): periodic re-arms
+ * at target + period (or now, if that is already past), others disarm.
+ * false when it was only a step toward a deadline beyond the horizon:
+ * nothing to deliver, re-armed. */
+bool vtimer_expire(struct vtimer *t, uint64_t now);
 /* Current count for TMCCT: 0 when stopped or expired. */
 uint32_t vtimer_current_count(const struct vtimer *t, uint64_t now);
 /* TDCR -> divide value (1..128); the reserved bit 2 is ignored. */

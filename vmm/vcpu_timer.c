@@ -60,7 +60,7 @@ static void expire(struct vcpu *v, uint64_t host_now, struct timer_advance *a)
 {
 	uint64_t target = v->lapic->timer.target, now = host_now + v->tsc_offset;
 
-	vlapic_timer_expired(v->lapic, now > target ? now : target);
+	vlapic_timer_expired(v->lapic, vtimer_reached(now, target) ? now : target);
 	v->regs.spin_until = target - v->tsc_offset - v->entry_tsc;
 	v->spin_target = v->timer_exit ? v->regs.spin_until : 0;
 	v->advance_seen = a;
@@ -113,7 +113,7 @@ void vcpu_timer_before_entry(struct vcpu *v)
 	}
 	adv = advance_get(a);
 	host_now = rdtsc();
-	if (host_now + v->tsc_offset + adv >= t->target) {
+	if (vtimer_due(t, host_now + v->tsc_offset + adv)) {
 		expire(v, host_now, a);
 		host_now = rdtsc();
 		adv = advance_get(&v->advance);     /* periodic: the next one runs */
@@ -183,7 +183,7 @@ int vcpu_timer_block(struct vcpu *v, bool if_set)
 
 		/* Inside the advance window: the entry path waits out the rest
 		 * and delivers on time. With IF clear the expiry only sets IRR. */
-		if (t->armed && now + adv >= t->target) {
+		if (vtimer_due(t, now + adv)) {
 			if (if_set) {
 				v->halt_wake = true;
 				break;

@@ -1701,6 +1701,86 @@ static void test_timer_mode_change_stops(void **state)
 	}
 }
 
+/* A guest TSC written near 2^64 (IA32_TSC): a periodic timer straddling
+ * the wrap fires once per period, not on every check (Xen vpt.c compares
+ * by (int64_t)(now - last) >= 0 for the same reason). */
+static void test_timer_tsc_wrap(void **state)
+{
+	struct vlapic *l = L[0];
+	const uint64_t period = 1000 * CLOCK_DIV;
+	uint64_t start;
+	unsigned fired = 0;
+
+	timer_setup(l, 0xb, TVEC | LVTT_PERIODIC);
+	start = clk = ~0ull - 2 * period - 500;         /* the wrap in period 3 */
+	wr(l, LAPIC_TMICT, 1000);
+	for (uint64_t i = 1; i < 6 * period + 11; i += 11) {
+		unsigned n = fire(l, start + i);
+
+		if (n)
+			assert_true(start + i - (start + (fired + 1) * period) < 11);
+		fired += n;
+		drain(l);
+	}
+	assert_int_equal(fired, 6);
+	/* TMCCT past the wrap, from the wrapped target */
+	assert_true(l->timer.target < start);
+	clk = start + 7 * period - 7 * CLOCK_DIV;
+	assert_int_equal(rd(l, LAPIC_TMCCT), 7);
+	/* the guest moves its TSC to near 2^64 while a one-shot runs: its
+	 * target moves along, past the wrap, and it fires on time */
+	wr(l, LAPIC_LVT_TIMER, TVEC);
+	clk = 5000;
+	wr(l, LAPIC_TMICT, 1000);
+	start = clk = ~0ull - 99;
+	vlapic_tsc_moved(l, (int64_t)(clk - 5000));
+	assert_int_equal(rd(l, LAPIC_TMCCT), 1000);
+	assert_int_equal(fire(l, start + 1), 0);
+	assert_int_equal(fire(l, start + period - 1), 0);
+	assert_int_equal(fire(l, start + period), 1);
+	drain(l);
+	/* TSC-deadline: absolute (SDM "TSC-Deadline Mode": fires when the
+	 * TSC >= the deadline); a deadline below a TSC near 2^64 is due */
+	wr(l, LAPIC_LVT_TIMER, TVEC | LVTT_DEADLINE);
+	clk = ~0ull - 99;
+	assert_int_equal(vlapic_wrmsr(l, MSR_TSC_DEADLINE, 10), 0);
+	assert_int_equal(msr_rd(l, MSR_TSC_DEADLINE), 10);
+	assert_int_equal(fire(l, clk), 1);
+	assert_int_equal(msr_rd(l, MSR_TSC_DEADLINE), 0);
+	drain(l);
+	/* and ~0 from a small TSC is far ahead, not past */
+	clk = 1000;
+	assert_int_equal(vlapic_wrmsr(l, MSR_TSC_DEADLINE, ~0ull), 0);
+	assert_int_equal(fire(l, clk + 1000000), 0);
+	assert_int_equal(msr_rd(l, MSR_TSC_DEADLINE), ~0ull);
+}
+
+/* Count -> TSC: clock divisor 2^25 x divide 128 = 2^32 TSC cycles per
+ * tick, more than 32 bits (it wrapped to 0 and fired at once). */
+static void test_timer_wide_tick(void **state)
+{
+	struct vlapic *l = L[0];
+	const uint64_t tpt = 128ull << 25;
+	uint64_t start;
+
+	vlapic_init(l, 0, &group, &ops, &cpus[0], 1u << 25, 0);
+	timer_setup(l, 0xa, TVEC);                      /* divide 128 */
+	start = clk;
+	wr(l, LAPIC_TMICT, 1000);
+	assert_int_equal(rd(l, LAPIC_TMCCT), 1000);
+	assert_int_equal(l->timer.target, start + 1000 * tpt);
+	assert_int_equal(fire(l, start + 999 * tpt), 0);
+	clk = start + tpt;
+	assert_int_equal(rd(l, LAPIC_TMCCT), 999);
+	assert_int_equal(fire(l, start + 1000 * tpt), 1);
+	drain(l);
+	/* 0xffffffff ticks: 2^64 cycles; saturated, never "due at once" */
+	start = clk;
+	wr(l, LAPIC_TMICT, 0xffffffffu);
+	assert_true(rd(l, LAPIC_TMCCT) > 0);
+	assert_int_equal(fire(l, start + 1000 * tpt), 0);
+}
+
 static void test_timer_mode3_reserved(void **state)
 {
 	struct vlapic *l = L[0];
@@ -2109,7 +2189,7 @@ static void check_invariants(struct vlapic *l, unsigned step)
 	} else {
 		INV(vlapic_get(l, LAPIC_TMICT) == 0);
 		INV(vtimer_current_count(&l->timer, clk) == 0);
-		INV(!l->timer.armed || (l->timer.mode == VTIMER_TSC_DEADLINE && v == l->timer.target));
+		INV(!l->timer.armed || (l->timer.mode == VTIMER_TSC_DEADLINE && v == l->timer.deadline));
 	}
 	if (l->timer.armed && l->timer.mode == VTIMER_PERIODIC)
 		INV(l->timer.period >= l->timer.tsc_per_tick);
@@ -2284,6 +2364,8 @@ int main(void)
 		T(test_timer_periodic_no_burst),
 		T(test_timer_min_period),
 		T(test_timer_mode_change_stops),
+		T(test_timer_tsc_wrap),
+		T(test_timer_wide_tick),
 		T(test_timer_mode3_reserved),
 		T(test_tsc_deadline),
 		T(test_timer_masked_counts),

@@ -4,7 +4,9 @@
  * "Divide Configuration Register"), one-shot/periodic/TSC-deadline
  * targets in guest TSC units, TMCCT derived from target - now (rounded
  * up, 0 when stopped or expired), drift-free periodic re-arm without
- * catch-up bursts and the minimum period (DESIGN.md "Timer rules").
+ * catch-up bursts and the minimum period (DESIGN.md "Timer rules"),
+ * targets across the 2^64 wrap of the guest TSC and a saturating count ->
+ * TSC conversion.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -229,25 +231,170 @@ static void test_deadline(void **state)
 {
 	struct vtimer t = { 0 };
 
-	vtimer_start_deadline(&t, 5000);
+	vtimer_start_deadline(&t, 5000, 100);
 	assert_true(t.armed);
 	assert_int_equal(t.target, 5000);
 	assert_false(vtimer_due(&t, 4999));
 	assert_true(vtimer_due(&t, 5000));
 	assert_int_equal(vtimer_current_count(&t, 100), 0);   /* TMCCT reads 0 */
-	vtimer_expire(&t, 5000);
+	assert_true(vtimer_expire(&t, 5000));
 	assert_false(t.armed);
 	/* Writing 0 disarms. */
-	vtimer_start_deadline(&t, 7000);
-	vtimer_start_deadline(&t, 0);
+	vtimer_start_deadline(&t, 7000, 100);
+	vtimer_start_deadline(&t, 0, 100);
 	assert_false(t.armed);
 	assert_false(vtimer_due(&t, ~0ull));
 	/* A deadline in the past is due at once, and fires exactly once. */
-	vtimer_start_deadline(&t, 10);
+	vtimer_start_deadline(&t, 10, 1000);
 	assert_true(vtimer_due(&t, 1000));
-	vtimer_expire(&t, 1000);
+	assert_true(vtimer_expire(&t, 1000));
 	assert_false(vtimer_due(&t, 1000));
 	assert_false(vtimer_due(&t, ~0ull));
+}
+
+/*
+ * Targets straddling 2^64 (a guest may write IA32_TSC near it). Compared
+ * by signed difference, as Xen's vpt.c ((int64_t)(now - last) >= 0) and
+ * KVM's lapic.c (ktime / signed deltas) do; `now >= target` calls every
+ * target past the wrap due at once, and a periodic timer then fires on
+ * every check. Fails with `now >= target` in vtimer_due/_expire.
+ */
+static void test_wrap_oneshot(void **state)
+{
+	struct vtimer t = { 0 };
+	uint64_t now = ~0ull - 9;               /* 10 cycles before the wrap */
+
+	vtimer_start_count(&t, VTIMER_ONESHOT, now, 100, 1);
+	assert_int_equal(t.target, 90);         /* wrapped */
+	assert_false(vtimer_due(&t, now));
+	assert_false(vtimer_due(&t, ~0ull));
+	assert_false(vtimer_due(&t, 89));
+	assert_true(vtimer_due(&t, 90));
+	assert_int_equal(vtimer_current_count(&t, now), 100);
+	assert_int_equal(vtimer_current_count(&t, ~0ull), 91);
+	assert_int_equal(vtimer_current_count(&t, 0), 90);
+	assert_int_equal(vtimer_current_count(&t, 90), 0);
+}
+
+static void test_wrap_periodic(void **state)
+{
+	const uint64_t period = 1000, start = ~0ull - 2500;     /* wraps in period 3 */
+	struct vtimer t = { 0 };
+	unsigned fired = 0;
+
+	vtimer_start_count(&t, VTIMER_PERIODIC, start, 1000, 1);
+	/* Check every 7 cycles for 6 periods: exactly 6 expiries, each at
+	 * its own target, none early and no burst after the wrap. */
+	for (uint64_t i = 1; i <= 6 * period; i += 7) {
+		uint64_t now = start + i, want = start + (fired + 1) * period;
+
+		if (!vtimer_due(&t, now))
+			continue;
+		assert_int_equal(t.target, want);
+		assert_true(now - want < 7);
+		assert_true(vtimer_expire(&t, now));
+		fired++;
+		assert_int_equal(t.target, want + period);
+		assert_false(vtimer_due(&t, now));
+	}
+	assert_int_equal(fired, 6);
+	/* TMCCT across the wrap: 1000 - (cycles since the last reload) */
+	assert_int_equal(vtimer_current_count(&t, start + 6 * period + 1), 999);
+}
+
+/* A re-arm that lands past the wrap must not be taken for "already past"
+ * and moved to now. */
+static void test_wrap_rearm_not_moved(void **state)
+{
+	struct vtimer t = { 0 };
+	uint64_t start = ~0ull - 1500;
+
+	vtimer_start_count(&t, VTIMER_PERIODIC, start, 1000, 1);
+	assert_true(vtimer_expire(&t, start + 1000));
+	assert_int_equal(t.target, start + 2000);       /* 499, after the wrap */
+	assert_false(vtimer_due(&t, start + 1001));
+}
+
+/* SDM "TSC-Deadline Mode": fires when the TSC is >= the deadline, an
+ * absolute comparison (Bochs apic.cc and KVM start_sw_tscdeadline compare
+ * the deadline with the TSC the same way). */
+static void test_deadline_absolute(void **state)
+{
+	struct vtimer t = { 0 };
+	uint64_t now = ~0ull - 100;
+
+	/* below a TSC near 2^64: already reached, due at once */
+	vtimer_start_deadline(&t, 50, now);
+	assert_true(vtimer_due(&t, now));
+	assert_true(vtimer_expire(&t, now));
+	assert_false(t.armed);
+	/* just ahead of it: exactly then */
+	vtimer_start_deadline(&t, ~0ull - 50, now);
+	assert_false(vtimer_due(&t, ~0ull - 51));
+	assert_true(vtimer_due(&t, ~0ull - 50));
+	/* ~0 from a small TSC: far beyond 2^63, never "in the past"; taken
+	 * in steps of the horizon, each only re-arms */
+	vtimer_start_deadline(&t, ~0ull, 1000);
+	assert_false(vtimer_due(&t, 1000));
+	assert_false(vtimer_due(&t, 1000 + VTIMER_HORIZON_TSC - 1));
+	assert_true(vtimer_due(&t, 1000 + VTIMER_HORIZON_TSC));
+	assert_false(vtimer_expire(&t, 1000 + VTIMER_HORIZON_TSC));
+	assert_true(t.armed);
+	assert_false(vtimer_due(&t, 1000 + VTIMER_HORIZON_TSC));
+	now = 1000 + 3 * VTIMER_HORIZON_TSC;
+	assert_true(vtimer_due(&t, now));
+	assert_false(vtimer_expire(&t, now));
+	assert_int_equal(t.target, ~0ull);
+	assert_true(vtimer_due(&t, ~0ull));
+	assert_true(vtimer_expire(&t, ~0ull));
+	assert_false(t.armed);
+	/* the TSC jumps past a deadline: due at once; back before it: not */
+	vtimer_start_deadline(&t, 5000, 100);
+	vtimer_tsc_moved(&t, 10000, 10100);
+	assert_true(vtimer_due(&t, 10100));
+	vtimer_tsc_moved(&t, -10000, 100);
+	assert_false(vtimer_due(&t, 100));
+	assert_true(vtimer_due(&t, 5000));
+	/* ... and a TSC written near 2^64 is past any small deadline */
+	vtimer_tsc_moved(&t, (int64_t)(~0ull - 200), ~0ull - 100);
+	assert_true(vtimer_due(&t, ~0ull - 100));
+}
+
+/* A count's target moves with the TSC, across the wrap too. */
+static void test_wrap_tsc_moved(void **state)
+{
+	struct vtimer t = { 0 };
+
+	vtimer_start_count(&t, VTIMER_ONESHOT, 1000, 500, 2);
+	vtimer_tsc_moved(&t, -2000, ~0ull - 999);       /* now 1000 -> 2^64 - 1000 */
+	assert_int_equal(t.target, 0);                  /* 2000 - 2000, wrapped */
+	assert_false(vtimer_due(&t, ~0ull - 999));
+	assert_int_equal(vtimer_current_count(&t, ~0ull - 999), 500);
+	assert_true(vtimer_due(&t, 0));
+}
+
+/* Count -> TSC: TMICT 0xffffffff x divide 128 x a clock divisor of 2^26
+ * is 2^65 cycles; saturated at the horizon instead of wrapping to a
+ * near (or past) target. */
+static void test_ticks_to_tsc_saturates(void **state)
+{
+	struct vtimer t = { 0 };
+	uint64_t tpt = 128ull << 26, now = 5000;
+
+	assert_int_equal(vtimer_ticks_to_tsc(1000, tpt), 1000 * tpt);
+	assert_int_equal(vtimer_ticks_to_tsc(0xffffffffu, tpt), VTIMER_HORIZON_TSC);
+	assert_int_equal(vtimer_ticks_to_tsc(~0ull, ~0ull), VTIMER_HORIZON_TSC);
+	assert_int_equal(vtimer_ticks_to_tsc(0, ~0ull), 0);
+	vtimer_start_count(&t, VTIMER_PERIODIC, now, 0xffffffffu, tpt);
+	assert_int_equal(t.target, now + VTIMER_HORIZON_TSC);
+	assert_int_equal(t.period, VTIMER_HORIZON_TSC);
+	assert_false(vtimer_due(&t, now + VTIMER_HORIZON_TSC - 1));
+	assert_true(vtimer_current_count(&t, now) > 0);
+	/* a tick of more than 32 bits is kept whole */
+	vtimer_start_count(&t, VTIMER_ONESHOT, now, 1000, tpt);
+	assert_int_equal(t.target, now + 1000 * tpt);
+	assert_int_equal(vtimer_current_count(&t, now), 1000);
+	assert_int_equal(vtimer_current_count(&t, now + tpt), 999);
 }
 
 int main(void)
@@ -265,6 +412,12 @@ int main(void)
 		cmocka_unit_test(test_past_target_moves_to_now),
 		cmocka_unit_test(test_min_period),
 		cmocka_unit_test(test_deadline),
+		cmocka_unit_test(test_wrap_oneshot),
+		cmocka_unit_test(test_wrap_periodic),
+		cmocka_unit_test(test_wrap_rearm_not_moved),
+		cmocka_unit_test(test_deadline_absolute),
+		cmocka_unit_test(test_wrap_tsc_moved),
+		cmocka_unit_test(test_ticks_to_tsc_saturates),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * timer_modes: changes of the LVTT timer mode (bits 18:17). DESIGN.md,
- * "Timer rules": a mode change stops the timer (the SDM says so for
- * switches into and out of TSC-deadline mode, "TSC-Deadline Mode";
- * tickvisor does it for every change, as its design says). Mode 3 is
+ * "Timer rules": one-shot <-> periodic keeps the running count and TMICT,
+ * and the new mode decides what happens at 0; only a change into or out
+ * of TSC-deadline mode disarms (SDM "TSC-Deadline Mode"). Real parts,
+ * Bochs (apic.cc set_lvt_entry: "Transition between TSC-Deadline and
+ * other timer modes disarm the timer"; its periodic reload looks at the
+ * LVTT mode when the count reaches 0) and KVM (apic_update_lvtt cancels
+ * the timer only when the TSC-deadline bit changes) agree. Mode 3 is
  * reserved: tickvisor runs it as one-shot and stores mode 0, so LVTT
  * reads back one-shot. Each timing check runs twice: spinning with IF=1,
  * then halted (STI; HLT).
@@ -14,6 +18,7 @@
 #include "lib/timer_util.h"
 
 #define COUNT_US                1000u
+#define LONG_COUNT              0x999999u       /* runs ~10^7 ticks: never reached here */
 
 static uint32_t count;                  /* TMICT for COUNT_US at divide 1 */
 static uint64_t len;                    /* that in TSC cycles */
@@ -31,21 +36,82 @@ static bool on_time(uint32_t k, uint64_t t0, uint64_t delay, uint64_t *at)
 	return *at >= delay && *at < delay + tmr_slack_tsc;
 }
 
+/* A long one-shot switched to periodic: TMICT stays, TMCCT goes on
+ * counting down from where it was instead of reloading. */
+static void test_switch_keeps_count(void)
+{
+	uint32_t before, after, later, tmict;
+
+	tmr_arm(LAPIC_TIMER_ONESHOT, false, LONG_COUNT);
+	tmr_spin_until(rdtsc() + len);
+	before = apic_read(LAPIC_TMCCT);
+	set_lvtt(LAPIC_TIMER_PERIODIC);
+	after = apic_read(LAPIC_TMCCT);
+	tmict = apic_read(LAPIC_TMICT);
+	tmr_spin_until(rdtsc() + len);
+	later = apic_read(LAPIC_TMCCT);
+	report(tmict == LONG_COUNT, "one-shot -> periodic: TMICT unchanged (0x%x)", tmict);
+	report(before < LONG_COUNT && after <= before && after > 0,
+	       "one-shot -> periodic: TMCCT not reloaded (0x%x, then 0x%x)", before, after);
+	report(later < after, "one-shot -> periodic: TMCCT counts on (0x%x)", later);
+	set_lvtt(LAPIC_TIMER_ONESHOT);
+	tmict = apic_read(LAPIC_TMICT);
+	after = apic_read(LAPIC_TMCCT);
+	report(tmict == LONG_COUNT && after <= later && after > 0,
+	       "periodic -> one-shot: TMICT 0x%x and TMCCT 0x%x run on", tmict, after);
+	tmr_stop();
+}
+
+/* One-shot started at t0, switched to periodic half-way: the interrupt
+ * comes when the first count reaches 0 (t0 + len, not len after the
+ * switch), then the count reloads (t0 + 2 len). Switched back to one-shot,
+ * the running count fires once more (t0 + 3 len) and stops. */
+static void test_switch_modes_fire(enum tmr_wait how)
+{
+	uint64_t t0, at[3] = { 0 };
+	bool ok[3], quiet;
+
+	/* Timed part first: a report line takes longer than a count. */
+	t0 = tmr_arm(LAPIC_TIMER_ONESHOT, false, count);
+	tmr_spin_until(t0 + len / 2);
+	set_lvtt(LAPIC_TIMER_PERIODIC);
+	ok[0] = tmr_wait(how, TMR_VEC, 1, t0 + 3 * len) && on_time(1, t0, len, &at[0]);
+	ok[1] = tmr_wait(how, TMR_VEC, 2, t0 + 4 * len) && on_time(2, t0, 2 * len, &at[1]);
+	set_lvtt(LAPIC_TIMER_ONESHOT);
+	ok[2] = tmr_wait(how, TMR_VEC, 3, t0 + 5 * len) && on_time(3, t0, 3 * len, &at[2]);
+	quiet = tmr_quiet(how, TMR_VEC, 3 * len) && tmr_count(TMR_VEC) == 3;
+	report(ok[0], "one-shot -> periodic mid-count: fires when the running count ends (%lu "
+	       "cycles, count %lu)", at[0], len);
+	report(ok[1], "then reloads TMICT: second interrupt after %lu cycles (%lu)", at[1],
+	       2 * len);
+	report(ok[2], "periodic -> one-shot: the running count fires once more (%lu cycles, %lu)",
+	       at[2], 3 * len);
+	report(quiet, "periodic -> one-shot: then stops (no interrupt within 3 counts)");
+}
+
+/* A one-shot that reached 0 stays at 0 when switched to periodic. */
+static void test_switch_after_expiry(enum tmr_wait how)
+{
+	uint64_t t0;
+	uint32_t tmcct;
+	bool fired, quiet;
+
+	t0 = tmr_arm(LAPIC_TIMER_ONESHOT, false, count);
+	fired = tmr_wait(how, TMR_VEC, 1, t0 + 3 * len);
+	set_lvtt(LAPIC_TIMER_PERIODIC);
+	tmcct = apic_read(LAPIC_TMCCT);
+	quiet = tmr_quiet(how, TMR_VEC, 3 * len);
+	report(fired && tmcct == 0, "expired one-shot -> periodic: TMCCT stays 0 (%u)", tmcct);
+	report(quiet && tmr_count(TMR_VEC) == 1,
+	       "expired one-shot -> periodic: no reload, no interrupt within 3 counts");
+}
+
 static void test_count_modes(enum tmr_wait how)
 {
-	static const unsigned from[] = { LAPIC_TIMER_ONESHOT, LAPIC_TIMER_PERIODIC };
-	static const char *const change[] = { "one-shot -> periodic", "periodic -> one-shot" };
-	uint32_t tmcct;
-	bool quiet;
-
-	for (unsigned i = 0; i < ARRAY_SIZE(from); i++) {
-		tmr_arm(from[i], false, count);
-		set_lvtt(from[i] ^ 1);
-		tmcct = apic_read(LAPIC_TMCCT);
-		quiet = tmr_quiet(how, TMR_VEC, 3 * len);
-		report(tmcct == 0, "%s: TMCCT reads 0 (%u)", change[i], tmcct);
-		report(quiet, "%s without a TMICT write: no interrupt within 3 counts", change[i]);
-	}
+	if (how == TMR_SPIN)
+		test_switch_keeps_count();
+	test_switch_modes_fire(how);
+	test_switch_after_expiry(how);
 }
 
 /* One-shot -> TSC-deadline -> one-shot: each switch disarms what ran
@@ -112,11 +178,13 @@ static void test_reserved(enum tmr_wait how)
 	report(tmr_quiet(how, TMR_VEC, 3 * len) && tmr_count(TMR_VEC) == 1,
 	       "mode 3: no reload, no second interrupt within 3 counts");
 
-	tmr_arm(LAPIC_TIMER_PERIODIC, false, count);
+	t0 = tmr_arm(LAPIC_TIMER_PERIODIC, false, count);
 	set_lvtt(LAPIC_TIMER_RESERVED);
-	report(tmr_quiet(how, TMR_VEC, 3 * len),
-	       "periodic -> mode 3 is a change to one-shot: disarmed, no interrupt within "
-	       "3 counts");
+	fired = tmr_wait(how, TMR_VEC, 1, t0 + 3 * len);
+	report(fired && on_time(1, t0, len, &at), "periodic -> mode 3 is a change to one-shot: "
+	       "the running count fires (%lu cycles)", fired ? at : 0);
+	report(tmr_quiet(how, TMR_VEC, 3 * len) && tmr_count(TMR_VEC) == 1,
+	       "periodic -> mode 3: then stops, no interrupt within 3 counts");
 }
 
 static void test_modes(enum tmr_wait how)

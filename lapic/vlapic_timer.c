@@ -28,6 +28,26 @@ void vlapic_timer_reset(struct vlapic *l)
 	l->ops->timer_update(l);
 }
 
+static bool is_deadline_mode(uint32_t lvtt_mode)
+{
+	return lvtt_mode == LAPIC_TIMER_TSC_DEADLINE;
+}
+
+/* One-shot <-> periodic (DESIGN.md "Timer rules"): the running count and
+ * TMICT stay, the new mode decides what happens at 0. An expiry already
+ * due belongs to the old mode: delivered first (a one-shot that reached
+ * 0 stays stopped). KVM's apic_update_lvtt and Bochs's apic.cc disarm
+ * only across TSC-deadline mode, as real parts do. */
+static void switch_count_mode(struct vlapic *l, uint32_t mode)
+{
+	vlapic_timer_expired(l, l->ops->now(l));
+	l->cached_timer_mode = mode;
+	vtimer_switch_count_mode(&l->timer, vtimer_mode_of(mode), vlapic_get(l, LAPIC_TMICT));
+	if (l->timer.clamped)
+		l->ops->notice(l, "periodic APIC timer period below min_period_us: clamped");
+	l->ops->timer_update(l);
+}
+
 void vlapic_lvtt_written(struct vlapic *l, uint32_t old, uint32_t val)
 {
 	uint32_t lvtt, mode;
@@ -43,11 +63,16 @@ void vlapic_lvtt_written(struct vlapic *l, uint32_t old, uint32_t val)
 		mode = LAPIC_TIMER_ONESHOT;
 		vlapic_set(l, LAPIC_LVT_TIMER, lvtt & ~(uint32_t)LAPIC_LVT_TIMER_MODE);
 	}
-	/* A mode change disarms the timer (SDM "TSC-Deadline Mode"). */
-	if (mode != l->cached_timer_mode) {
+	if (mode == l->cached_timer_mode)
+		return;
+	/* Into or out of TSC-deadline mode disarms the timer (SDM
+	 * "TSC-Deadline Mode"): TMICT and the deadline read 0. */
+	if (is_deadline_mode(mode) != is_deadline_mode(l->cached_timer_mode)) {
 		l->cached_timer_mode = mode;
 		vlapic_timer_reset(l);
+		return;
 	}
+	switch_count_mode(l, mode);
 }
 
 void vlapic_tmict_written(struct vlapic *l, uint32_t old, uint32_t val)

@@ -46,6 +46,21 @@ void vtimer_start_count(struct vtimer *t, enum vtimer_mode mode, uint64_t now,
 	vtimer_resume_count(t, mode, now, count, count, tsc_per_tick);
 }
 
+void vtimer_switch_count_mode(struct vtimer *t, enum vtimer_mode mode, uint32_t count)
+{
+	t->mode = mode;
+	t->clamped = false;
+	if (!t->armed)
+		return;
+	if (mode != VTIMER_PERIODIC) {
+		t->period = 0;
+		return;
+	}
+	t->count_tsc = vtimer_ticks_to_tsc(count, t->tsc_per_tick);
+	t->clamped = t->count_tsc < t->min_period;
+	t->period = clamp_period(t, t->count_tsc);
+}
+
 /* The target for a deadline: the deadline itself, `now` when the TSC is
  * already at or past it (absolute, as the SDM compares), or a step of
  * the horizon toward one so far ahead that a signed difference could not

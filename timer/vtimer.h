@@ -59,6 +59,11 @@ void vtimer_resume_count(struct vtimer *t, enum vtimer_mode mode, uint64_t now,
 /* TMICT written: count in APIC ticks (0 stops the timer). */
 void vtimer_start_count(struct vtimer *t, enum vtimer_mode mode, uint64_t now,
 			uint32_t count, uint64_t tsc_per_tick);
+/* LVTT switched between one-shot and periodic: a running count keeps its
+ * target; only what happens at 0 changes (a periodic timer reloads
+ * `count`, clamped to min_period: `clamped` tells). A stopped one stays
+ * stopped. */
+void vtimer_switch_count_mode(struct vtimer *t, enum vtimer_mode mode, uint32_t count);
 /* TSC-deadline written at guest TSC `now` (0 disarms). SDM "TSC-Deadline
  * Mode": the timer fires when the TSC is greater than or equal to the
  * deadline, an absolute comparison: a deadline at or below `now` fires at

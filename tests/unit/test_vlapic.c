@@ -1669,10 +1669,16 @@ static void test_timer_min_period(void **state)
 	assert_int_equal(l->timer.target, start + 10 * CLOCK_DIV);
 }
 
-static void test_timer_mode_change_stops(void **state)
+/* Only a change into or out of TSC-deadline mode disarms (SDM
+ * "TSC-Deadline Mode"; Bochs apic.cc set_lvt_entry: "Transition between
+ * TSC-Deadline and other timer modes disarm the timer"; KVM
+ * apic_update_lvtt cancels only when apic_lvtt_tscdeadline changes). */
+static void test_timer_mode_change_deadline_stops(void **state)
 {
 	struct vlapic *l = L[0];
-	static const uint32_t modes[] = { TVEC, TVEC | LVTT_PERIODIC, TVEC | LVTT_DEADLINE, TVEC };
+	static const uint32_t modes[] = {
+		TVEC, TVEC | LVTT_DEADLINE, TVEC | LVTT_PERIODIC, TVEC | LVTT_DEADLINE, TVEC,
+	};
 
 	timer_setup(l, 0xb, TVEC);
 	for (unsigned i = 0; i + 1 < ARRAY_SIZE(modes); i++) {
@@ -1688,7 +1694,7 @@ static void test_timer_mode_change_stops(void **state)
 		wr(l, LAPIC_LVT_TIMER, modes[i] | LAPIC_LVT_MASKED);
 		wr(l, LAPIC_LVT_TIMER, modes[i] + 1);
 		assert_true(l->timer.armed);
-		/* another mode: stopped, TMICT and the deadline zeroed */
+		/* into or out of TSC-deadline: stopped, TMICT and the deadline 0 */
 		upd = cpus[0].timer_updates;
 		wr(l, LAPIC_LVT_TIMER, modes[i + 1]);
 		assert_true(cpus[0].timer_updates > upd);
@@ -1699,6 +1705,79 @@ static void test_timer_mode_change_stops(void **state)
 		assert_int_equal(fire(l, clk + 10000000), 0);
 		assert_false(irr_has(l, TVEC) || irr_has(l, TVEC + 1));
 	}
+}
+
+/* One-shot <-> periodic keeps the running count and TMICT; the new mode
+ * decides what happens at 0 (DESIGN.md "Timer rules"; KVM
+ * apic_update_lvtt leaves the hrtimer running and only changes
+ * timer_mode, Bochs set_lvt_entry deactivates its timer only on a
+ * TSC-deadline transition and periodic_timer() reloads by the current
+ * LVTT mode). */
+static void test_timer_mode_switch_keeps_count(void **state)
+{
+	struct vlapic *l = L[0];
+	const uint32_t count = 0x999999;
+	const uint64_t period = (uint64_t)count * CLOCK_DIV;
+	uint64_t start = clk, target = start + period;
+
+	timer_setup(l, 0xb, TVEC);                      /* divide 1, one-shot */
+	wr(l, LAPIC_TMICT, count);
+	clk = start + 1000 * CLOCK_DIV;
+	assert_int_equal(rd(l, LAPIC_TMCCT), count - 1000);
+	wr(l, LAPIC_LVT_TIMER, TVEC | LVTT_PERIODIC);
+	assert_int_equal(rd(l, LAPIC_TMICT), count);            /* unchanged */
+	assert_int_equal(rd(l, LAPIC_TMCCT), count - 1000);     /* not reloaded */
+	assert_int_equal(l->timer.target, target);              /* same expiry */
+	clk = start + 5000 * CLOCK_DIV;
+	assert_int_equal(rd(l, LAPIC_TMCCT), count - 5000);     /* counts on */
+	/* at 0 it reloads TMICT: periodic now */
+	assert_int_equal(fire(l, target - 1), 0);
+	assert_int_equal(fire(l, target), 1);
+	assert_true(irr_has(l, TVEC));
+	assert_true(l->timer.armed);
+	assert_int_equal(l->timer.target, target + period);
+	clk = target + 7 * CLOCK_DIV;
+	assert_int_equal(rd(l, LAPIC_TMCCT), count - 7);
+	drain(l);
+	/* periodic -> one-shot: the running count fires once more, then stops */
+	wr(l, LAPIC_LVT_TIMER, TVEC);
+	assert_int_equal(rd(l, LAPIC_TMICT), count);
+	assert_int_equal(rd(l, LAPIC_TMCCT), count - 7);
+	assert_int_equal(fire(l, target + period), 1);
+	assert_true(irr_has(l, TVEC));
+	assert_false(l->timer.armed);
+	assert_int_equal(rd(l, LAPIC_TMCCT), 0);
+	assert_int_equal(rd(l, LAPIC_TMICT), count);
+	assert_int_equal(fire(l, target + 3 * period), 0);
+	drain(l);
+	/* a one-shot that reached 0 stays at 0 when switched to periodic */
+	wr(l, LAPIC_LVT_TIMER, TVEC | LVTT_PERIODIC);
+	assert_false(l->timer.armed);
+	assert_int_equal(rd(l, LAPIC_TMCCT), 0);
+	/* a one-shot due but not yet processed fires as one-shot first */
+	wr(l, LAPIC_LVT_TIMER, TVEC);
+	start = clk;
+	wr(l, LAPIC_TMICT, 100);
+	clk = start + 100 * CLOCK_DIV + 5;
+	wr(l, LAPIC_LVT_TIMER, TVEC | LVTT_PERIODIC);
+	assert_true(irr_has(l, TVEC));
+	assert_false(l->timer.armed);
+	drain(l);
+	/* x2APIC, periodic with a period under min_period: the reload is
+	 * clamped and reported, the running count is not */
+	init_one(0, 30000);
+	to_x2apic(l);
+	sw_enable(l);
+	x2wr(l, LAPIC_TDCR, 0xb);
+	x2wr(l, LAPIC_LVT_TIMER, TVEC);
+	start = clk;
+	x2wr(l, LAPIC_TMICT, 100);
+	cpus[0].notices = 0;
+	x2wr(l, LAPIC_LVT_TIMER, TVEC | LVTT_PERIODIC);
+	assert_int_equal(cpus[0].notices, 1);
+	assert_int_equal(l->timer.target, start + 100 * CLOCK_DIV);
+	assert_int_equal(fire(l, start + 100 * CLOCK_DIV), 1);
+	assert_int_equal(l->timer.target, start + 100 * CLOCK_DIV + 30000);
 }
 
 /* A guest TSC written near 2^64 (IA32_TSC): a periodic timer straddling
@@ -1791,7 +1870,11 @@ static void test_timer_mode3_reserved(void **state)
 	wr(l, LAPIC_LVT_TIMER, TVEC | (LAPIC_TIMER_RESERVED << 17));
 	assert_int_equal(cpus[0].notices, 1);
 	assert_int_equal(rd(l, LAPIC_LVT_TIMER), TVEC); /* one-shot */
-	assert_int_equal(rd(l, LAPIC_TMICT), 0);        /* periodic -> one-shot: stopped */
+	/* periodic -> one-shot keeps the count: it fires once, then stops */
+	assert_int_equal(rd(l, LAPIC_TMICT), 100);
+	assert_int_equal(fire(l, clk + 100 * CLOCK_DIV), 1);
+	assert_false(l->timer.armed);
+	drain(l);
 	wr(l, LAPIC_TMICT, 100);
 	assert_int_equal(fire(l, clk + 100 * CLOCK_DIV), 1);
 	assert_false(l->timer.armed);                   /* one-shot: no re-arm */
@@ -2015,10 +2098,15 @@ static void test_apicv_write(void **state)
 	apicv_store(l, LAPIC_ICR_LO, 0x40003);
 	apicv_store(l, LAPIC_ESR, 0xffffffffu);
 	assert_int_equal(vlapic_get(l, LAPIC_ESR), LAPIC_ESR_SEND_ILLEGAL);
-	/* TMICT starts the timer; LVTT mode change stops it */
+	/* TMICT starts the timer; one-shot -> periodic keeps it running,
+	 * a change into TSC-deadline mode stops it */
 	apicv_store(l, LAPIC_TMICT, 100);
 	assert_true(l->timer.armed);
 	apicv_store(l, LAPIC_LVT_TIMER, LVTT_PERIODIC | TVEC);
+	assert_true(l->timer.armed);
+	assert_int_equal(l->timer.mode, VTIMER_PERIODIC);
+	assert_int_equal(vlapic_get(l, LAPIC_TMICT), 100);
+	apicv_store(l, LAPIC_LVT_TIMER, LVTT_DEADLINE | TVEC);
 	assert_false(l->timer.armed);
 	assert_int_equal(vlapic_get(l, LAPIC_TMICT), 0);
 	/* SVR disable masks */
@@ -2363,7 +2451,8 @@ int main(void)
 		T(test_timer_periodic),
 		T(test_timer_periodic_no_burst),
 		T(test_timer_min_period),
-		T(test_timer_mode_change_stops),
+		T(test_timer_mode_change_deadline_stops),
+		T(test_timer_mode_switch_keeps_count),
 		T(test_timer_tsc_wrap),
 		T(test_timer_wide_tick),
 		T(test_timer_mode3_reserved),

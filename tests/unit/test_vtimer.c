@@ -5,8 +5,8 @@
  * targets in guest TSC units, TMCCT derived from target - now (rounded
  * up, 0 when stopped or expired), drift-free periodic re-arm without
  * catch-up bursts and the minimum period (DESIGN.md "Timer rules"),
- * targets across the 2^64 wrap of the guest TSC and a saturating count ->
- * TSC conversion.
+ * targets across the 2^64 wrap of the guest TSC, saturating count -> TSC
+ * conversion, and LVTT mode switches between one-shot and periodic.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -397,6 +397,34 @@ static void test_ticks_to_tsc_saturates(void **state)
 	assert_int_equal(vtimer_current_count(&t, now + tpt), 999);
 }
 
+/* LVTT one-shot <-> periodic (DESIGN.md "Timer rules"): same target, the
+ * new mode decides what happens at 0. */
+static void test_switch_count_mode(void **state)
+{
+	struct vtimer t = { .min_period = 50 };
+
+	vtimer_start_count(&t, VTIMER_ONESHOT, 0, 1000, 2);
+	vtimer_switch_count_mode(&t, VTIMER_PERIODIC, 1000);
+	assert_int_equal(t.target, 2000);
+	assert_int_equal(t.period, 2000);
+	assert_int_equal(vtimer_current_count(&t, 500), 750);   /* not reloaded */
+	assert_true(vtimer_expire(&t, 2000));
+	assert_int_equal(t.target, 4000);                       /* reloaded */
+	vtimer_switch_count_mode(&t, VTIMER_ONESHOT, 1000);
+	assert_int_equal(t.target, 4000);
+	assert_true(vtimer_expire(&t, 4000));
+	assert_false(t.armed);                                  /* fired once more */
+	/* stopped stays stopped */
+	vtimer_switch_count_mode(&t, VTIMER_PERIODIC, 1000);
+	assert_false(t.armed);
+	/* the reload is clamped to min_period, and says so */
+	vtimer_start_count(&t, VTIMER_ONESHOT, 0, 10, 1);
+	vtimer_switch_count_mode(&t, VTIMER_PERIODIC, 10);
+	assert_true(t.clamped);
+	assert_int_equal(t.target, 10);
+	assert_int_equal(t.period, 50);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -418,6 +446,7 @@ int main(void)
 		cmocka_unit_test(test_deadline_absolute),
 		cmocka_unit_test(test_wrap_tsc_moved),
 		cmocka_unit_test(test_ticks_to_tsc_saturates),
+		cmocka_unit_test(test_switch_count_mode),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

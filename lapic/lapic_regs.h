@@ -53,9 +53,11 @@ enum lapic_reg {
 /* Version (SDM "Local APIC Version Register"): 0x14, the integrated
  * APIC of Intel's parts (Bochs's xAPIC and KVM report it too); max LVT =
  * the 7 LVTs implemented (timer, thermal, perfmon, LINT0, LINT1, error,
- * CMCI) - 1. Bit 24 (EOI-broadcast suppression) stays clear: guests have
- * no I/O APIC to broadcast to, so SVR bit 12 would change nothing, and
- * it is reserved ("Spurious-Interrupt Vector Register"). */
+ * CMCI) - 1. The CMCI LVT is a register that never fires: the guest's
+ * IA32_MCG_CAP[10] reads 0 (KVM drops the entry and reports 5 then).
+ * Bit 24 (EOI-broadcast suppression) stays clear: guests have no I/O
+ * APIC to broadcast to, so SVR bit 12 would change nothing, and it is
+ * reserved ("Spurious-Interrupt Vector Register"). */
 #define LAPIC_VERSION_ID        0x14u
 #define LAPIC_VERSION_MAXLVT    BITS(23, 16)
 #define LAPIC_VERSION_EOI_SUPP  BIT(24)

@@ -136,8 +136,8 @@ static void test_deadline_roundtrip(enum tmr_wait how)
 	t0 = rdtsc();
 	wrmsr(MSR_IA32_TSC_DEADLINE, t0 + len);
 	fired = tmr_wait(how, TMR_VEC, 1, t0 + 3 * len);
-	report(fired && on_time(1, t0, len, &at), "then a deadline fires on time: after %lu cycles",
-	       fired ? at : 0);
+	fired = fired && on_time(1, t0, len, &at);
+	report(fired, "then a deadline fires on time: after %lu cycles", at);
 
 	wrmsr(MSR_IA32_TSC_DEADLINE, rdtsc() + len);
 	set_lvtt(LAPIC_TIMER_ONESHOT);
@@ -150,8 +150,8 @@ static void test_deadline_roundtrip(enum tmr_wait how)
 	t0 = rdtsc();
 	apic_write(LAPIC_TMICT, count);
 	fired = tmr_wait(how, TMR_VEC, 2, t0 + 3 * len);
-	report(fired && on_time(2, t0, len, &at), "then a one-shot count fires on time: after "
-	       "%lu cycles", fired ? at : 0);
+	fired = fired && on_time(2, t0, len, &at);
+	report(fired, "then a one-shot count fires on time: after %lu cycles", at);
 }
 
 /* tickvisor's answer to the reserved mode 3 (SDM: "11b: Reserved"). */
@@ -173,16 +173,17 @@ static void test_reserved(enum tmr_wait how)
 	fired = tmr_wait(how, TMR_VEC, 1, t0 + 3 * len);
 	report(lvtt == tmr_lvtt(LAPIC_TIMER_ONESHOT, TMR_VEC, false),
 	       "LVTT mode 3 reads back as one-shot: 0x%x", lvtt);
-	report(fired && on_time(1, t0, len, &at), "mode 3 runs as one-shot: fires after %lu "
-	       "cycles, count %lu", fired ? at : 0, len);
+	fired = fired && on_time(1, t0, len, &at);
+	report(fired, "mode 3 runs as one-shot: fires after %lu cycles, count %lu", at, len);
 	report(tmr_quiet(how, TMR_VEC, 3 * len) && tmr_count(TMR_VEC) == 1,
 	       "mode 3: no reload, no second interrupt within 3 counts");
 
 	t0 = tmr_arm(LAPIC_TIMER_PERIODIC, false, count);
 	set_lvtt(LAPIC_TIMER_RESERVED);
 	fired = tmr_wait(how, TMR_VEC, 1, t0 + 3 * len);
-	report(fired && on_time(1, t0, len, &at), "periodic -> mode 3 is a change to one-shot: "
-	       "the running count fires (%lu cycles)", fired ? at : 0);
+	fired = fired && on_time(1, t0, len, &at);
+	report(fired, "periodic -> mode 3 is a change to one-shot: the running count fires (%lu "
+	       "cycles)", at);
 	report(tmr_quiet(how, TMR_VEC, 3 * len) && tmr_count(TMR_VEC) == 1,
 	       "periodic -> mode 3: then stops, no interrupt within 3 counts");
 }

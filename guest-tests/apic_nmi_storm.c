@@ -8,9 +8,9 @@
  * held pending, and further ones are lost. So a handler that sends itself
  * ten NMIs runs exactly once more, not ten times. KVM (x86.c
  * process_nmi(): at most one NMI pending while NMIs are masked or one is
- * being injected, two otherwise) and Bochs (cpu/apic.cc and event.cc: a
- * single pending-NMI flag, masked while the handler runs, unmasked by
- * IRET) implement the same.
+ * being injected, two otherwise) and Bochs (cpu/event.cc: a
+ * single pending-NMI event bit, masked on delivery, unmasked by the
+ * IRET in ctrl_xfer*.cc) implement the same.
  *
  * A pending or running NMI does not hold back maskable interrupts beyond
  * what IF says (DESIGN.md "IPI rules"): a one-shot LVTT interrupt reaches

@@ -43,8 +43,8 @@ static bool nmi_blocked(struct vcpu *v)
  * 3A, "NMI Handling"); lapic/ holds up to two for an unblocked guest,
  * the one to deliver now and the one behind it. KVM's process_nmi()
  * (x86.c: the limit is 1 when NMIs are masked or one is being injected,
- * else 2) and Bochs (cpu/apic.cc and event.cc: one pending NMI flag,
- * masked by the in-NMI-handler state until IRET) agree. */
+ * else 2) and Bochs (cpu/event.cc: one pending-NMI event bit,
+ * masked on delivery, unmasked by IRET in ctrl_xfer*.cc) agree. */
 static void nmi_trim(struct vcpu *v)
 {
 	if (READ_ONCE(v->lapic->nmi_pending) > 1 && nmi_blocked(v))

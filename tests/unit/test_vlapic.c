@@ -1113,7 +1113,7 @@ static void test_sw_disabled_accept(void **state)
 
 /* SDM "NMI Handling": one NMI in delivery and one latched behind it;
  * further ones are dropped, never counted (KVM's process_nmi() caps at
- * 2, Bochs keeps a single pending flag next to the in-handler state). */
+ * 2, Bochs, cpu/event.cc, one pending-NMI event bit). */
 static void test_nmi_count(void **state)
 {
 	struct vlapic *l = L[0];

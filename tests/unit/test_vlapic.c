@@ -305,6 +305,7 @@ static void test_power_on_xapic(void **state)
 static void test_reset_after_use(void **state)
 {
 	struct vlapic *l = L[1];
+	unsigned changes;
 
 	sw_enable(l);
 	wr(l, LAPIC_TPR, 0x20);
@@ -347,10 +348,14 @@ static void test_reset_after_use(void **state)
 	assert_int_equal(msr_rd(l, MSR_APIC_BASE), 0xfed00000ull | APIC_BASE_EN);
 	assert_int_equal(vlapic_wrmsr(l, MSR_APIC_BASE, BASE_EN), 0);
 
-	/* INIT while in x2APIC mode keeps the mode and the derived IDs. */
+	/* INIT while in x2APIC mode keeps the mode and the derived IDs. It
+	 * software-disables the APIC, which vmm/ must hear of (with APICv the
+	 * CPU would otherwise go on accepting self-IPIs for it). */
 	to_x2apic(l);
 	sw_enable(l);
+	changes = cpus[1].mode_changes;
 	vlapic_reset(l, true);
+	assert_true(cpus[1].mode_changes > changes);
 	assert_int_equal(vlapic_mode(l), VLAPIC_X2APIC);
 	check_reset_page(l, 1, true);
 	assert_int_equal(x2rd(l, LAPIC_ID), 1);

@@ -124,6 +124,7 @@ static bool wait_state(uint32_t want)
 static void run_one(enum hold_how how, bool x2)
 {
 	const char *mode = x2 ? "x2APIC" : "xAPIC";
+	bool restarted;
 
 	stale_hits = stale_disabled_hits = early_hits = 0;
 	early_sent = early_in_irr = false;
@@ -137,10 +138,10 @@ static void run_one(enum hold_how how, bool x2)
 		    mode, hold_name[how], STALE_VEC, peer))
 		return;
 	smp_ap_early_hook = ap_early;
-	if (!report(smp_start_ap(peer), "%s, %s: INIT-SIPI restarts CPU %u", mode, hold_name[how],
-		    peer))
-		return;
+	restarted = smp_start_ap(peer);
 	smp_ap_early_hook = NULL;
+	if (!report(restarted, "%s, %s: INIT-SIPI restarts CPU %u", mode, hold_name[how], peer))
+		return;
 	/* The runtime put the AP back in x2APIC mode only if INIT kept it. */
 	on_cpu(peer, ap_look, NULL);
 	report(ap_irr_clear && ap_isr_clear, "%s, %s: IRR and ISR clear after INIT (IRR %s, ISR %s)",

@@ -59,17 +59,53 @@ void apic_eoi(void)
 	apic_write(APIC_EOI, 0);
 }
 
+static uint64_t irq_save(void)
+{
+	uint64_t flags;
+
+	__asm__ volatile("pushfq; pop %0; cli" : "=r"(flags) : : "memory");
+	return flags;
+}
+
+static void irq_restore(uint64_t flags)
+{
+	if (flags & RFLAGS_IF)
+		__asm__ volatile("sti" ::: "memory");
+}
+
+/*
+ * An xAPIC IPI is two stores, ICR_HI (destination) then ICR_LO, which
+ * sends (SDM Vol. 3A, "Interrupt Command Register (ICR)"). Anything that
+ * sends an IPI between the two on this CPU would redirect the first one.
+ * - Interrupts are off across the pair, so no interrupt handler does.
+ * - NMIs cannot be held off. tickvisor's NMI handler (vmm/irq.c) sends
+ *   no IPI; the one IPI sent from NMI context is the panic broadcast,
+ *   which uses a shorthand and so writes ICR_LO only (the destination
+ *   field is ignored then), and never returns to the code it interrupted.
+ *   A future NMI-time IPI must keep to shorthands for the same reason.
+ * x2APIC has none of this: the ICR is one 64-bit WRMSR.
+ */
 void apic_send_ipi(uint32_t dest, uint32_t icr_lo)
 {
+	uint64_t flags;
+
 	if (apic_caps.x2apic) {
 		/* One WRMSR; no delivery-status polling in x2APIC mode. */
 		wrmsr(X2APIC_MSR(APIC_ICR_LO), ((uint64_t)dest << 32) | icr_lo);
 		return;
 	}
+	flags = irq_save();
 	for (unsigned spins = 0; apic_read(APIC_ICR_LO) & APIC_ICR_PENDING && spins < 1000000; spins++)
 		cpu_relax();
-	apic_write(APIC_ICR_HI, dest << 24);
+	if (!(icr_lo & APIC_ICR_SHORTHAND))
+		apic_write(APIC_ICR_HI, dest << 24);
 	apic_write(APIC_ICR_LO, icr_lo);
+	irq_restore(flags);
+}
+
+void apic_send_nmi(uint32_t dest)
+{
+	apic_send_ipi(dest, APIC_ICR_DELIV_NMI | APIC_ICR_ASSERT);
 }
 
 void apic_timer_deadline(uint8_t vector, uint64_t tsc)

@@ -49,6 +49,7 @@ enum apic_msr {
 #define APIC_ICR_ASSERT      BIT(14)
 #define APIC_ICR_LEVEL       BIT(15)
 #define APIC_ICR_ALL_BUT_SELF (3u << 18)
+#define APIC_ICR_SHORTHAND   (3u << 18)
 #define APIC_TDCR_DIV1       0xbu
 
 struct apic_caps {
@@ -66,8 +67,12 @@ uint32_t apic_read(uint32_t reg);
 void apic_write(uint32_t reg, uint32_t v);
 uint32_t apic_id(void);
 void apic_eoi(void);
-/* ICR: `icr_lo` holds vector, delivery mode and level bits. */
+/* ICR: `icr_lo` holds vector, delivery mode, level and shorthand bits
+ * (with a shorthand the destination is not written). Safe against
+ * interrupts and the NMI handler (see apic.c). */
 void apic_send_ipi(uint32_t dest_apic_id, uint32_t icr_lo);
+/* An NMI to the CPU with this APIC ID (vector field ignored, SDM). */
+void apic_send_nmi(uint32_t dest_apic_id);
 /* Timer: TSC-deadline (absolute TSC) or one-shot (count at divide 1). */
 void apic_timer_deadline(uint8_t vector, uint64_t tsc);
 void apic_timer_oneshot(uint8_t vector, uint32_t count);

@@ -71,6 +71,11 @@ void vlapic_reset(struct vlapic *l, bool keep_base)
 	l->cached_timer_mode = LAPIC_TIMER_ONESHOT;
 	l->cached_divide = vtimer_tdcr_divide(0);
 	vlapic_timer_reset(l);
+	/* SVR is 0xff now: software-disabled (ops contract). With APIC
+	 * virtualization vmm/ then stops the CPU from taking interrupts for
+	 * this APIC itself (virtual-interrupt delivery, posted interrupts). */
+	if (l->ops && l->ops->mode_changed)
+		l->ops->mode_changed(l);
 }
 
 enum vlapic_mode vlapic_mode(const struct vlapic *l)

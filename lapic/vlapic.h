@@ -57,7 +57,7 @@ struct vlapic {
 	uint32_t clock_div;             /* TSC cycles per APIC clock at divide 1 */
 	uint8_t maxphyaddr;             /* CPUID.80000008H:EAX[7:0] as the guest sees it */
 	uint32_t esr_pending;           /* errors since the last ESR write (atomic) */
-	uint32_t nmi_pending;           /* NMIs waiting (atomic) */
+	uint32_t nmi_pending;           /* NMIs waiting, 0..VLAPIC_NMI_MAX (atomic) */
 	bool init_pending;
 	bool sipi_pending;
 	uint8_t sipi_vector;
@@ -122,7 +122,12 @@ void vlapic_eoi(struct vlapic *l);
 void vlapic_tpr_changed(struct vlapic *l);
 /* An interrupt arrives at l (from its LVT, itself or another vCPU). */
 void vlapic_accept(struct vlapic *l, uint32_t dm, uint8_t vec, bool level);
+/* NMIs: at most VLAPIC_NMI_MAX wait (one to deliver, one latched behind
+ * it); vmm/ trims them to one while the guest blocks NMIs (SDM "NMI
+ * Handling"). take: one leaves for injection, false if none waits. */
+#define VLAPIC_NMI_MAX 2u
 bool vlapic_take_nmi(struct vlapic *l);
+void vlapic_nmi_limit(struct vlapic *l, uint32_t max);
 
 /* The guest TSC jumped by delta (IA32_TSC or IA32_TSC_ADJUST write). */
 void vlapic_tsc_moved(struct vlapic *l, int64_t delta);

@@ -96,6 +96,23 @@ void vlapic_eoi(struct vlapic *l)
 	priority_changed(l);
 }
 
+/* An NMI arrives. The CPU holds at most one being delivered and one
+ * latched behind it (SDM Vol. 3A, "NMI Handling": "while an NMI
+ * interrupt handler is executing, the processor blocks delivery of
+ * subsequent NMIs until the next execution of the IRET instruction"; one
+ * more is held pending, never more): a flood of NMI IPIs never counts up.
+ * Whether the guest blocks NMIs right now only vmm/ knows (the VMCS), so
+ * it trims the count to one before entry then (vlapic_nmi_limit()). */
+static void nmi_latch(struct vlapic *l)
+{
+	uint32_t n = __atomic_load_n(&l->nmi_pending, __ATOMIC_RELAXED);
+
+	while (n < VLAPIC_NMI_MAX &&
+	       !__atomic_compare_exchange_n(&l->nmi_pending, &n, n + 1, false,
+					    __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+		;
+}
+
 void vlapic_accept(struct vlapic *l, uint32_t dm, uint8_t vec, bool level)
 {
 	switch (dm) {
@@ -117,7 +134,7 @@ void vlapic_accept(struct vlapic *l, uint32_t dm, uint8_t vec, bool level)
 		__atomic_fetch_or(reg_ptr(l, LAPIC_IRR, vec), VEC_BIT(vec), __ATOMIC_RELEASE);
 		break;
 	case LAPIC_DM_NMI:
-		__atomic_fetch_add(&l->nmi_pending, 1, __ATOMIC_RELEASE);
+		nmi_latch(l);
 		break;
 	case LAPIC_DM_INIT:
 		WRITE_ONCE(l->init_pending, true);
@@ -140,6 +157,15 @@ bool vlapic_take_nmi(struct vlapic *l)
 						 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		;
 	return n != 0;
+}
+
+void vlapic_nmi_limit(struct vlapic *l, uint32_t max)
+{
+	uint32_t n = __atomic_load_n(&l->nmi_pending, __ATOMIC_ACQUIRE);
+
+	while (n > max && !__atomic_compare_exchange_n(&l->nmi_pending, &n, max, false,
+						       __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		;
 }
 
 void vlapic_lvt_deliver(struct vlapic *l, uint32_t lvt_off)

@@ -31,7 +31,8 @@ static int exit_exception_nmi(struct vcpu *v)
 
 	if (FIELD_GET(INTR_INFO_TYPE, info) == INTR_TYPE_NMI) {
 		/* A host NMI arrived in non-root mode: handle it as the
-		 * host (SDM: it is not delivered to the guest). */
+		 * host (SDM: it is not delivered to the guest). Through the
+		 * IDT, so the handler's IRET unblocks NMIs (vmm/irq.c). */
 		__asm__ volatile("int $2");
 		return 0;
 	}

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: BSD-2-Clause
+#include "drivers/apic.h"
+#include "drivers/io.h"
 #include "vmm/exit.h"
 #include "vmm/guest.h"
 #include "vmm/hypercall.h"
+#include "vmm/irq.h"
 #include "vmm/lapic_glue.h"
+#include "vmm/percpu.h"
 #include "vmm/platform.h"
 #include "vmm/vcpu_run.h"
 #include "vmx/vmx.h"
@@ -15,6 +19,25 @@ static void hc_info(struct vcpu *v, uint64_t *r)
 	r[GPR_RBX] = platform.tb.apic_hz;
 	r[GPR_RCX] = vcpu_info_flags(v);
 	r[GPR_RDX] = v->guest->nvcpus;
+}
+
+/* For tests of host NMI handling: an NMI IPI to the physical CPU of one
+ * of the guest's own vCPUs (the caller's too), then a bounded wait (1 ms)
+ * until that CPU has handled it. The target may be in guest mode (an NMI
+ * VM exit), in root mode or halted there. */
+static uint64_t hc_host_nmi(struct vcpu *v, uint64_t vcpu_idx)
+{
+	struct pcpu *p = vcpu_idx < v->guest->nvcpus ? cpus[vcpu_idx] : NULL;
+	uint64_t before, deadline;
+
+	if (!p)
+		return TV_HC_ERROR;
+	before = irq_nmi_count(p->index);
+	apic_send_nmi(p->apic_id);
+	deadline = rdtsc() + platform.tb.tsc_hz / 1000;
+	while (irq_nmi_count(p->index) == before && rdtsc() < deadline)
+		cpu_relax();
+	return irq_nmi_count(p->index) == before ? TV_HC_ERROR : irq_nmi_count(p->index);
 }
 
 int exit_vmcall(struct vcpu *v)
@@ -36,6 +59,9 @@ int exit_vmcall(struct vcpu *v)
 		break;
 	case TV_HC_INFO:
 		hc_info(v, r);
+		break;
+	case TV_HC_HOST_NMI:
+		r[GPR_RAX] = hc_host_nmi(v, r[GPR_RBX]);
 		break;
 	default:
 		r[GPR_RAX] = TV_HC_ERROR;

@@ -17,6 +17,7 @@ extern const char irq_stubs[];
 
 static struct idt_entry *idt;
 static irq_fn handlers[IDT_VECTORS];
+static uint64_t nmi_counts[TV_MAX_CPUS];        /* host NMIs handled, per CPU index */
 
 static const char *const exc_names[32] = {
 	"#DE", "#DB", "NMI", "#BP", "#OF", "#BR", "#UD", "#NM", "#DF", "CSO", "#TS",
@@ -62,8 +63,41 @@ static void exception(struct irq_frame *f)
 		    f->error, f->rip);
 }
 
+/*
+ * A host NMI: vector 2 in root mode, or an NMI that arrived in non-root
+ * mode, which is a VM exit (exception-or-NMI exit, NMI type) that
+ * exit_exception_nmi() hands here with INT 2. NMIs stay blocked after
+ * such an exit until the next IRET (SDM Vol. 3C, "Architectural State
+ * before a VM Exit": "An NMI causes subsequent NMIs to be blocked, but
+ * only after the VM exit completes"); this handler's IRET ends that, as
+ * KVM's vmx_do_nmi_irqoff() does by the same route.
+ *
+ * Who sends host NMIs: a panicking CPU, to stop the others (they stay
+ * here for good, NMIs blocked, so the panic's output stands); and
+ * apic_send_nmi() users that want a CPU out of guest mode, which its VM
+ * exit already achieved. So: count it and resume the interrupted code.
+ * It runs on its own IST stack and may have interrupted anything, the
+ * log included: no locks, no output, no IPIs (drivers/apic.c).
+ */
+static void irq_nmi(void)
+{
+	if (panic_active())
+		for (;;)
+			halt();
+	__atomic_fetch_add(&nmi_counts[this_cpu()->index], 1, __ATOMIC_RELAXED);
+}
+
+uint64_t irq_nmi_count(uint32_t cpu)
+{
+	return cpu < TV_MAX_CPUS ? __atomic_load_n(&nmi_counts[cpu], __ATOMIC_RELAXED) : 0;
+}
+
 void irq_dispatch(struct irq_frame *f)
 {
+	if (f->vector == EXC_NMI) {
+		irq_nmi();
+		return;
+	}
 	if (f->vector < 32) {
 		exception(f);
 		return;

@@ -36,6 +36,9 @@ void irq_register(uint8_t vector, irq_fn fn);
 void irq_handle(uint8_t vector);
 /* Called from entry.asm. */
 void irq_dispatch(struct irq_frame *f);
-/* NMIs in root mode are handled here (SMP kicks, panics on other CPUs). */
+/* Host NMIs (vector 2: in root mode, or re-raised after an NMI VM exit)
+ * handled so far by the CPU with this index: counted, then the
+ * interrupted code resumes; a panic elsewhere stops the CPU instead. */
+uint64_t irq_nmi_count(uint32_t cpu);
 
 #endif

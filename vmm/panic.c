@@ -47,6 +47,11 @@ static __noreturn void panic_stop(void)
 		halt();
 }
 
+bool panic_active(void)
+{
+	return __atomic_load_n(&panicking, __ATOMIC_RELAXED) != 0;
+}
+
 /* Other CPUs stop too: an NMI ends in the panic path, which halts them
  * silently since `panicking` is set. The log lock is no longer honoured:
  * its holder may be the CPU that faulted. */

@@ -19,5 +19,7 @@ void panic_set_image_base(uint64_t base);
 /* Register dump of an exception frame (used by panic paths). */
 void panic_dump_frame(const struct irq_frame *f);
 __noreturn void panic_frame(const struct irq_frame *f, const char *fmt, ...) __printf(2, 3);
+/* Some CPU has panicked (the host NMI handler then stops this one). */
+bool panic_active(void);
 
 #endif

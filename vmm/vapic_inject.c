@@ -6,6 +6,13 @@
  * interruptibility state allow it, else a window exit to come back when
  * they do. With virtual-interrupt delivery the CPU does the last step
  * itself from RVI; we keep RVI/SVI in step with the page.
+ *
+ * An entry that injects an NMI still does the maskable part: RVI/SVI in
+ * step, or an interrupt-window exit for the interrupt that has to wait
+ * behind the NMI (DESIGN.md "IPI rules": a pending NMI never delays
+ * maskable interrupts). Otherwise a guest spinning with IF=1 would not
+ * see an interrupt that became pending on the NMI's entry until some
+ * later, unrelated VM exit.
  */
 #include "drivers/io.h"
 #include "vmm/exit.h"
@@ -18,6 +25,30 @@
 static void set_proc_ctl(struct vcpu *v, unsigned bit, bool on)
 {
 	vcpu_set_ctl(&v->proc_ctls, VMCS_PROC_CTLS, bit, on);
+}
+
+/* NMI blocking as the guest has it now: virtual-NMI blocking (from the
+ * delivery of an NMI to the IRET of its handler; SDM Vol. 3C, "Virtual
+ * NMIs"), or an NMI in this entry's injection (one whose delivery exited
+ * and is delivered again). */
+static bool nmi_blocked(struct vcpu *v)
+{
+	if (v->injecting &&
+	    FIELD_GET(INTR_INFO_TYPE, vmread(VMCS_ENTRY_INTR_INFO)) == INTR_TYPE_NMI)
+		return true;
+	return vcpu_interruptibility(v) & INTERRUPTIBILITY_NMI;
+}
+
+/* While NMIs are blocked one more can be latched, and no more (SDM Vol.
+ * 3A, "NMI Handling"); lapic/ holds up to two for an unblocked guest,
+ * the one to deliver now and the one behind it. KVM's process_nmi()
+ * (x86.c: the limit is 1 when NMIs are masked or one is being injected,
+ * else 2) and Bochs (cpu/event.cc: one pending-NMI event bit,
+ * masked on delivery, unmasked by IRET in ctrl_xfer*.cc) agree. */
+static void nmi_trim(struct vcpu *v)
+{
+	if (READ_ONCE(v->lapic->nmi_pending) > 1 && nmi_blocked(v))
+		vlapic_nmi_limit(v->lapic, 1);
 }
 
 static bool inject_nmi(struct vcpu *v)
@@ -97,44 +128,64 @@ static void hlt_exit_if_blocked(struct vcpu *v, int vec)
 		set_proc_ctl(v, PROC_HLT_EXIT, vec >= 0 && irq_blocked(v));
 }
 
-/* VMCS fields are read only when something is pending: most entries
- * have nothing to inject, and every VMREAD costs. */
-void vapic_inject(struct vcpu *v)
+/* Virtual-interrupt delivery: the CPU delivers from RVI itself, also
+ * after an NMI injected on the same entry (once its handler's IRET
+ * restores IF). */
+static void inject_vid(struct vcpu *v)
 {
 	int vec;
 
-	vapic_pi_sync(v);
-	/* Something is already being injected (a re-injected event or an
-	 * exception from emulation): it goes first, we come back after. */
-	if (v->injecting) {
-		if (vlapic_pending_vector(v->lapic) >= 0 || READ_ONCE(v->lapic->nmi_pending))
-			set_proc_ctl(v, PROC_INTR_WINDOW, true);
-		return;
+	sync_intr_status(v);
+	if (v->guest->spec->opts.hlt == HLT_GUEST) {
+		vec = vlapic_pending_vector(v->lapic);
+		wake_halted(v, vec);
+		hlt_exit_if_blocked(v, vec);
 	}
-	if (inject_nmi(v))
-		return;
-	if (v->lapic->hw_vid) {
-		sync_intr_status(v);
-		if (v->guest->spec->opts.hlt == HLT_GUEST) {
-			vec = vlapic_pending_vector(v->lapic);
-			wake_halted(v, vec);
-			hlt_exit_if_blocked(v, vec);
-		}
-		return;
-	}
-	vec = vlapic_pending_vector(v->lapic);
+}
+
+/* Software delivery. One event per entry: an interrupt behind an NMI
+ * injected now waits for the interrupt window, which opens when IF is
+ * 1 again (at the latest at the NMI handler's IRET). */
+static void inject_intr(struct vcpu *v, bool behind_nmi)
+{
+	int vec = vlapic_pending_vector(v->lapic);
+
 	if (v->guest->apicv)
 		tpr_threshold(v, vec);
 	hlt_exit_if_blocked(v, vec);
 	if (vec < 0)
 		return;
-	if (irq_blocked(v)) {
+	if (behind_nmi || irq_blocked(v)) {
 		set_proc_ctl(v, PROC_INTR_WINDOW, true);
 		return;
 	}
 	vmwrite(VMCS_ENTRY_INTR_INFO, (uint32_t)vec | (INTR_TYPE_EXT_INTR << 8) | INTR_INFO_VALID);
 	v->injecting = true;
 	vlapic_ack(v->lapic, vec);
+}
+
+/* VMCS fields are read only when something is pending: most entries
+ * have nothing to inject, and every VMREAD costs. */
+void vapic_inject(struct vcpu *v)
+{
+	bool nmi;
+
+	vapic_pi_sync(v);
+	nmi_trim(v);
+	/* Something is already being injected (a re-injected event or an
+	 * exception from emulation): it goes first, we come back after. */
+	if (v->injecting) {
+		if (vlapic_pending_vector(v->lapic) >= 0 || READ_ONCE(v->lapic->nmi_pending))
+			set_proc_ctl(v, PROC_INTR_WINDOW, true);
+		if (v->lapic->hw_vid)
+			sync_intr_status(v);
+		return;
+	}
+	nmi = inject_nmi(v);
+	if (v->lapic->hw_vid)
+		inject_vid(v);
+	else
+		inject_intr(v, nmi);
 }
 
 bool vapic_has_event(struct vcpu *v, bool if_set)

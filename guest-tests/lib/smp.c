@@ -38,6 +38,7 @@ _Static_assert(sizeof(struct smp_tramp_log) == 16, "LOG_SHIFT");
 
 static uint32_t tramp_page;             /* physical; 0 until installed */
 static struct smp_ap_boot ap_boot[MAX_CPUS];
+void (*smp_ap_early_hook)(unsigned apic_id);
 
 /* fw_cfg where there is one (tickvisor, QEMU); bare hardware has none
  * here, so a cpus=N argument says how many to expect. */
@@ -234,6 +235,8 @@ void ap_start(unsigned apic_id)
 	apic_cpu_init();
 	ap_snapshot(b);
 	b->arrive_tsc = arrive;
+	if (smp_ap_early_hook)
+		smp_ap_early_hook(apic_id);
 	apic_sw_enable();
 	b->online_tsc = rdtsc();
 	__atomic_fetch_add(&b->starts, 1, __ATOMIC_RELEASE);

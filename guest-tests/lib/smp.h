@@ -121,6 +121,11 @@ uint64_t smp_hlt_exits(void);
  * Elsewhere: waits settle_us and says true. */
 bool smp_wait_halted(uint64_t hlt_before, uint64_t settle_us);
 
+/* For tests of the state INIT leaves: if set, runs on every AP that
+ * starts, in ap_start() after the snapshot and before the AP software-
+ * enables its local APIC (IF=0, APIC in the mode INIT kept). */
+extern void (*smp_ap_early_hook)(unsigned apic_id);
+
 /* For the runtime: an AP's endless wait for work (on_cpu.c), and the
  * kick's handler. */
 void __noreturn smp_idle(void);

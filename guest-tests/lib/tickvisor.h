@@ -16,6 +16,9 @@
  *                   this VMCALL's own exit included
  *   TV_HC_INFO   -> RAX = TSC Hz, RBX = emulated APIC timer Hz,
  *                   RCX = TV_INFO_* flags, RDX = number of vCPUs
+ *   TV_HC_HOST_NMI  RBX = vCPU index -> a host NMI to that vCPU's CPU;
+ *                   RAX = host NMIs that CPU handled so far, or
+ *                   TV_HC_ERROR (bad index, not handled within 1 ms)
  */
 #ifndef GUEST_TICKVISOR_H
 #define GUEST_TICKVISOR_H
@@ -28,6 +31,7 @@ enum tv_hypercall_nr {
 	TV_HC_PING = 0,
 	TV_HC_EXITS = 1,
 	TV_HC_INFO = 2,
+	TV_HC_HOST_NMI = 3,
 };
 #define TV_HC_PING_REPLY        UINT64_C(0x7469636b)   /* "tick" */
 #define TV_HC_ERROR             (~UINT64_C(0))   /* unknown function */

@@ -52,6 +52,10 @@ bool hpet_probe(struct hpet *h, uint64_t base);
 void hpet_enable(const struct hpet *h);
 uint64_t hpet_read_counter(const struct hpet *h);
 uint64_t hpet_comparator_caps(const struct hpet *h, unsigned n);
+/* Width of comparator n's match, in bits: 64 only when both the main
+ * counter (COUNT_SIZE_CAP) and the comparator (Tn_SIZE_CAP) are 64-bit; a
+ * 32-bit comparator matches the counter's low 32 bits, which wrap. */
+unsigned hpet_comparator_bits(const struct hpet *h, unsigned n);
 /* One-shot interrupt when the counter reaches `when`, delivered as an
  * MSI (FSB) message addr/data when fsb_addr != 0, else on I/O APIC input
  * `gsi`, edge-triggered. */

@@ -3,6 +3,7 @@
 #include "drivers/io.h"
 #include "drivers/ioapic.h"
 #include "timer/host.h"
+#include "timer/timebase.h"
 #include "vmm/irq.h"
 
 struct timer_caps timer_caps;
@@ -77,13 +78,15 @@ void timer_cpu_init(struct timer_cpu *tc, unsigned cpu, uint32_t apic_id)
 	tc->lapic_armed = tc->hpet_armed = 0;
 	if (timer_caps.hpet && cpu < timer_caps.hpet->ncomparators)
 		hpet_route_cpu(tc, cpu);
+	if (tc->hpet_comparator >= 0)
+		tc->hpet_bits = hpet_comparator_bits(timer_caps.hpet, (unsigned)tc->hpet_comparator);
 }
 
 /* Ticks of a clock running at hz from host TSC now_tsc until host_tsc
- * (0 if that has passed). */
+ * (0 if that has passed), saturated rather than wrapped. */
 static uint64_t ticks_until(uint64_t host_tsc, uint64_t now_tsc, uint64_t hz)
 {
-	return host_tsc > now_tsc ? (host_tsc - now_tsc) * hz / timer_caps.tsc_hz : 0;
+	return timebase_mul_div(timebase_tsc_until(host_tsc, now_tsc), hz, timer_caps.tsc_hz);
 }
 
 static void lapic_backend_arm(struct timer_cpu *tc, uint64_t host_tsc)
@@ -101,8 +104,12 @@ static void lapic_backend_arm(struct timer_cpu *tc, uint64_t host_tsc)
 		apic_timer_deadline(VEC_HOST_TIMER, host_tsc);
 		return;
 	}
+	/* Round up by one tick (never early); a count beyond 32 bits fires
+	 * early and is re-armed from the absolute deadline. TMICT 0 would
+	 * stop the timer, so the saturated count must not wrap to it. */
 	ticks = ticks_until(host_tsc, rdtsc(), timer_caps.lapic_hz);
-	apic_timer_oneshot(VEC_HOST_TIMER, (uint32_t)MIN(ticks + 1, 0xffffffffull));
+	apic_timer_oneshot(VEC_HOST_TIMER, ticks >= 0xffffffffull ? 0xffffffffu
+								   : (uint32_t)ticks + 1);
 }
 
 static bool hpet_backend_arm(struct timer_cpu *tc, uint64_t host_tsc)
@@ -110,6 +117,7 @@ static bool hpet_backend_arm(struct timer_cpu *tc, uint64_t host_tsc)
 	const struct hpet *h = timer_caps.hpet;
 	uint64_t now_tsc, now, when;
 	unsigned n;
+	bool clamped;
 
 	if (tc->hpet_comparator < 0)
 		return false;
@@ -124,12 +132,16 @@ static bool hpet_backend_arm(struct timer_cpu *tc, uint64_t host_tsc)
 		return true;
 	now_tsc = rdtsc();
 	now = hpet_read_counter(h);
-	when = now + ticks_until(host_tsc, now_tsc, h->freq_hz);
+	/* A 32-bit comparator wraps every 2^32 ticks (43 s at 100 MHz): a
+	 * deadline further than half a wrap fires early, and the vCPU re-arms
+	 * from its absolute target, as with a saturated preemption timer. */
+	when = timebase_counter_deadline(now, ticks_until(host_tsc, now_tsc, h->freq_hz),
+					 tc->hpet_bits, &clamped);
 	hpet_arm(h, n, when);
 	tc->hpet_armed = host_tsc;
 	/* A comparator fires on a match only: if the counter already passed
 	 * it while we wrote it, it will not fire for a whole wrap. */
-	if (hpet_read_counter(h) >= when) {
+	if (timebase_counter_reached(hpet_read_counter(h), when, tc->hpet_bits)) {
 		hpet_disarm(h, n);
 		tc->hpet_armed = 0;
 		return false;
@@ -144,11 +156,13 @@ static bool hpet_backend_arm(struct timer_cpu *tc, uint64_t host_tsc)
  * exit round trip. */
 #define DRAIN_MAX_NS 50000u     /* a fired timer's interrupt arrives well within this */
 
+/* The armed values are host TSCs we programmed, near now: signed
+ * difference. */
 static bool fired(const struct timer_cpu *tc, uint64_t now)
 {
 	uint64_t l = READ_ONCE(tc->lapic_armed), h = READ_ONCE(tc->hpet_armed);
 
-	return (l && now >= l) || (h && now >= h);
+	return (l && timebase_reached(now, l)) || (h && timebase_reached(now, h));
 }
 
 static void drain_fired(struct timer_cpu *tc)
@@ -160,7 +174,7 @@ static void drain_fired(struct timer_cpu *tc)
 	end = now + timer_caps.tsc_hz / (1000000000u / DRAIN_MAX_NS);
 
 	__asm__ volatile("sti" ::: "memory");
-	while (fired(tc, now) && rdtsc() < end)
+	while (fired(tc, now) && !timebase_reached(rdtsc(), end))
 		cpu_relax();
 	__asm__ volatile("cli" ::: "memory");
 }

@@ -36,6 +36,7 @@ struct timer_cpu {
 	uint32_t apic_id;
 	int hpet_comparator;            /* -1: none */
 	int hpet_ioapic_pin;            /* -1: by MSI (FSB) or none */
+	unsigned hpet_bits;             /* cached hpet_comparator_bits() of it */
 	uint64_t lapic_armed;           /* host TSC programmed, 0: none */
 	uint64_t hpet_armed;
 };

@@ -34,6 +34,9 @@ enum hpet_reg {
 #define HPET_TN_FSB_CAP         BIT(15)
 #define HPET_TN_ROUTE_CAP       BITS(63, 32)
 
+/* NUM_TIM_CAP is 5 bits: at most 32 comparators. */
+#define HPET_MAX_COMPARATORS    32u
+
 /* Spec: the period is at most 100 ns (10^8 fs) and not zero. */
 #define HPET_MAX_PERIOD_FS      100000000ull
 

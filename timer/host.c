@@ -3,6 +3,7 @@
 #include "drivers/io.h"
 #include "drivers/ioapic.h"
 #include "timer/host.h"
+#include "timer/host_route.h"
 #include "timer/timebase.h"
 #include "vmm/irq.h"
 
@@ -28,44 +29,78 @@ static bool usable(enum timer_kind k, const struct timer_cpu *tc)
 	}
 }
 
+/* The backends to try for each option, in order. A host-interrupt backend
+ * that is missing on this CPU falls back to the other one first (the same
+ * kind of expiry: a host interrupt, an external-interrupt exit), then to
+ * the preemption timer: with 3 HPET comparators, a 4th CPU under
+ * timer=hpet runs on its host LAPIC timer and says so. */
+static const enum timer_kind select_order[][3] = {
+	[TIMER_SEL_AUTO]    = { TIMER_PREEMPT, TIMER_LAPIC, TIMER_HPET },
+	[TIMER_SEL_PREEMPT] = { TIMER_PREEMPT, TIMER_LAPIC, TIMER_HPET },
+	[TIMER_SEL_LAPIC]   = { TIMER_LAPIC, TIMER_HPET, TIMER_PREEMPT },
+	[TIMER_SEL_HPET]    = { TIMER_HPET, TIMER_LAPIC, TIMER_PREEMPT },
+};
+
+static const char *unusable_why(enum timer_kind k)
+{
+	if (k == TIMER_PREEMPT)
+		return "this CPU has no VMX-preemption timer";
+	if (k == TIMER_LAPIC)
+		return "the host local APIC timer is unusable";
+	return timer_caps.hpet ? "no HPET comparator can interrupt this CPU" : "there is no HPET";
+}
+
 enum timer_kind timer_select(enum timer_backend_sel sel, const struct timer_cpu *tc,
 			     const char **why)
 {
-	enum timer_kind first = sel == TIMER_SEL_LAPIC ? TIMER_LAPIC
-				: sel == TIMER_SEL_HPET ? TIMER_HPET : TIMER_PREEMPT;
+	const enum timer_kind *order = select_order[(unsigned)sel < ARRAY_SIZE(select_order)
+						    ? sel : TIMER_SEL_AUTO];
 
 	*why = NULL;
-	for (enum timer_kind k = first; k <= TIMER_HPET; k++) {
-		if (usable(k, tc))
-			return k;
+	for (unsigned i = 0; i < ARRAY_SIZE(select_order[0]); i++) {
+		if (usable(order[i], tc))
+			return order[i];
 		if (!*why)
-			*why = k == TIMER_PREEMPT ? "this CPU has no VMX-preemption timer"
-			       : k == TIMER_LAPIC ? "the host local APIC timer is unusable"
-			       : timer_caps.hpet ? "no HPET comparator can interrupt this CPU"
-						  : "there is no HPET";
+			*why = unusable_why(order[i]);
 	}
 	return TIMER_NONE;
 }
 
+/* The I/O APIC input comparator n may take: every CPU works this out from
+ * the same capability registers (timer/host_route.h). */
+static int hpet_ioapic_pin(const struct hpet *h, unsigned n)
+{
+	uint64_t caps[HPET_MAX_COMPARATORS];
+
+	if (!timer_caps.ioapic_base)
+		return -1;
+	for (unsigned i = 0; i <= n; i++)
+		caps[i] = hpet_comparator_caps(h, i);
+	return host_route_pin(caps, n, ioapic_entries(timer_caps.ioapic_base));
+}
+
 /* HPET comparator n serves CPU n, by MSI (FSB) to that CPU where the
- * comparator can, else through an I/O APIC input it may be routed to. */
+ * comparator can (Tn_FSB_INT_DEL_CAP; Bochs's hpet.cc implements FSB
+ * delivery but does not advertise it, so it is not used there), else
+ * through an I/O APIC input of its own. Both name the CPU by an 8-bit
+ * physical APIC ID (FSB address bits 19:12, redirection entry bits
+ * 63:56), so a CPU with a wider x2APIC ID gets no comparator. */
 static void hpet_route_cpu(struct timer_cpu *tc, unsigned n)
 {
 	const struct hpet *h = timer_caps.hpet;
-	uint64_t caps = hpet_comparator_caps(h, n);
-	uint32_t routes = (uint32_t)FIELD_GET(HPET_TN_ROUTE_CAP, caps);
+	int pin;
 
-	if (caps & HPET_TN_FSB_CAP) {
-		hpet_route(h, n, 0xfee00000u | (tc->apic_id << 12), VEC_HPET, 0);
-	} else if (routes && timer_caps.ioapic_base && ioapic_entries(timer_caps.ioapic_base)) {
-		/* Prefer inputs above the legacy ISA range. */
-		unsigned pin = 31 - (unsigned)__builtin_clz(routes);
-
-		hpet_route(h, n, 0, 0, pin);
-		ioapic_route(timer_caps.ioapic_base, pin, VEC_HPET, tc->apic_id);
-		tc->hpet_ioapic_pin = (int)pin;
-	} else {
+	if (tc->apic_id > 0xff || n >= HPET_MAX_COMPARATORS)
 		return;
+	if (hpet_comparator_caps(h, n) & HPET_TN_FSB_CAP) {
+		hpet_route(h, n, 0xfee00000u | (tc->apic_id << 12), VEC_HPET, 0);
+	} else {
+		pin = hpet_ioapic_pin(h, n);
+		if (pin < 0)
+			return;
+		hpet_route(h, n, 0, 0, (unsigned)pin);
+		ioapic_route(timer_caps.ioapic_base, (unsigned)pin, VEC_HPET, tc->apic_id);
+		tc->hpet_ioapic_pin = pin;
 	}
 	tc->hpet_comparator = (int)n;
 }

@@ -69,9 +69,10 @@ def hpet_line(t, vcpus, args=""):
 
 def hpet_smp_suites(tests):
     """timer=hpet on several CPUs (issue 15.6): each CPU's vCPU needs its
-    own HPET comparator routed to it. 2 CPUs: the timer tests and two SMP
-    guests cut down to 2 vCPUs; 4 CPUs on Bochs's 3-comparator HPET: the
-    CPU left without one says so and runs on its host LAPIC timer.
+    own HPET comparator routed to it. 2 CPUs: the timer tests, two SMP
+    guests cut down to 2 vCPUs and smp_init_kick (issue 10.8); 4 CPUs on
+    Bochs's 3-comparator HPET: the CPU left without one says so and runs
+    on its host LAPIC timer.
 
     In a 2-CPU Bochs machine a VM exit costs more emulated cycles than
     with one CPU (timer=lapic and the preemption timer show it too), and
@@ -79,7 +80,8 @@ def hpet_smp_suites(tests):
     timer tests get slack_us=100 here instead of 50. What this suite is
     for, an interrupt reaching the right CPU at all, fails by far more."""
     timer = [t for t in tests if t.vcpus == 1 and "timer" in t.variants]
-    smp = [(BY_NAME["smp_timers"], 2), (BY_NAME["smp_halt_wake"], 2)]
+    smp = [(BY_NAME["smp_timers"], 2), (BY_NAME["smp_halt_wake"], 2),
+           (BY_NAME["smp_init_kick"], 2)]
     lines = [hpet_line(t, 1, "slack_us=100") for t in timer] + \
         [hpet_line(t, n) for t, n in smp]
     two = Suite("hpet-2cpu", guestcfg.config(lines), cpus=2,

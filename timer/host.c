@@ -184,11 +184,19 @@ static bool hpet_backend_arm(struct timer_cpu *tc, uint64_t host_tsc)
 	return true;
 }
 
-/* A host deadline that has already passed has (or is about to have) its
- * interrupt pending. Taken here, in root mode with a brief interrupt
- * window, it costs a handler; left pending, it would force an exit right
- * after the next VM entry and delay the guest's own interrupt by a whole
- * exit round trip. */
+/*
+ * A host deadline that has already passed has (or is about to have) its
+ * interrupt pending. Taken in root mode with a brief interrupt window, it
+ * costs a handler; left pending, it forces an exit right after the next
+ * VM entry and delays the guest's own interrupt by a whole exit round
+ * trip. The window is the only `sti` on the way into the guest, so it is
+ * opened by the run loop before its pending-work checks (guest ended,
+ * INIT/SIPI), never by the arming below it: a kick taken in the window is
+ * then answered by the checks that follow, and one sent after them stays
+ * pending in the host APIC and exits the guest at once (bhyve vmx_run:
+ * "Interrupts are disabled from this point on until the guest starts
+ * executing").
+ */
 #define DRAIN_MAX_NS 50000u     /* a fired timer's interrupt arrives well within this */
 
 /* The armed values are host TSCs we programmed, near now: signed
@@ -200,7 +208,7 @@ static bool fired(const struct timer_cpu *tc, uint64_t now)
 	return (l && timebase_reached(now, l)) || (h && timebase_reached(now, h));
 }
 
-static void drain_fired(struct timer_cpu *tc)
+void timer_host_drain(struct timer_cpu *tc)
 {
 	uint64_t now = rdtsc(), end;
 
@@ -216,7 +224,6 @@ static void drain_fired(struct timer_cpu *tc)
 
 bool timer_host_arm(struct timer_cpu *tc, enum timer_kind k, uint64_t host_tsc)
 {
-	drain_fired(tc);
 	if (k == TIMER_LAPIC) {
 		lapic_backend_arm(tc, host_tsc);
 		return true;
@@ -235,11 +242,17 @@ bool timer_host_sleep_arm(struct timer_cpu *tc, uint64_t host_tsc)
 	return hpet_backend_arm(tc, host_tsc);
 }
 
+/* A deadline that has passed is left alone: its interrupt is pending or on
+ * its way (stopping the LAPIC timer cannot take back an interrupt already
+ * in IRR), and the run loop's drain takes it before the next entry instead
+ * of the guest taking an exit for it. Disarming an HPET comparator whose
+ * match is a few ticks off would make that drain wait for nothing. */
 void timer_host_disarm_all(struct timer_cpu *tc)
 {
-	drain_fired(tc);
-	if (tc->lapic_armed)
+	uint64_t now = rdtsc();
+
+	if (tc->lapic_armed && !timebase_reached(now, tc->lapic_armed))
 		lapic_backend_arm(tc, 0);
-	if (tc->hpet_armed)
+	if (tc->hpet_armed && !timebase_reached(now, tc->hpet_armed))
 		hpet_backend_arm(tc, 0);
 }

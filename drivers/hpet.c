@@ -51,6 +51,11 @@ uint64_t hpet_comparator_caps(const struct hpet *h, unsigned n)
 	return hpet_rd(h, HPET_TN_CONF + 0x20 * n);
 }
 
+unsigned hpet_comparator_bits(const struct hpet *h, unsigned n)
+{
+	return h->counter_64 && (hpet_comparator_caps(h, n) & HPET_TN_SIZE_64) ? 64 : 32;
+}
+
 void hpet_route(const struct hpet *h, unsigned n, uint32_t fsb_addr, uint32_t fsb_data,
 		unsigned gsi)
 {

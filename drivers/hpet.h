@@ -34,6 +34,9 @@ enum hpet_reg {
 #define HPET_TN_FSB_CAP         BIT(15)
 #define HPET_TN_ROUTE_CAP       BITS(63, 32)
 
+/* NUM_TIM_CAP is 5 bits: at most 32 comparators. */
+#define HPET_MAX_COMPARATORS    32u
+
 /* Spec: the period is at most 100 ns (10^8 fs) and not zero. */
 #define HPET_MAX_PERIOD_FS      100000000ull
 
@@ -52,6 +55,10 @@ bool hpet_probe(struct hpet *h, uint64_t base);
 void hpet_enable(const struct hpet *h);
 uint64_t hpet_read_counter(const struct hpet *h);
 uint64_t hpet_comparator_caps(const struct hpet *h, unsigned n);
+/* Width of comparator n's match, in bits: 64 only when both the main
+ * counter (COUNT_SIZE_CAP) and the comparator (Tn_SIZE_CAP) are 64-bit; a
+ * 32-bit comparator matches the counter's low 32 bits, which wrap. */
+unsigned hpet_comparator_bits(const struct hpet *h, unsigned n);
 /* One-shot interrupt when the counter reaches `when`, delivered as an
  * MSI (FSB) message addr/data when fsb_addr != 0, else on I/O APIC input
  * `gsi`, edge-triggered. */

@@ -9,6 +9,21 @@ enum ioapic_reg {
 	IOAPIC_REDIR  = 0x10,   /* entry n: 0x10 + 2n (low), 0x11 + 2n (high) */
 };
 
+/* REGSEL and the window are one shared pair: CPUs routing their own
+ * inputs at start-up (each its HPET comparator's) take turns. */
+static uint32_t ioapic_lock;
+
+static void ioapic_lock_take(void)
+{
+	while (__atomic_exchange_n(&ioapic_lock, 1, __ATOMIC_ACQUIRE))
+		__builtin_ia32_pause();
+}
+
+static void ioapic_lock_drop(void)
+{
+	__atomic_store_n(&ioapic_lock, 0, __ATOMIC_RELEASE);
+}
+
 static uint32_t ioapic_read(uint64_t base, uint32_t reg)
 {
 	mmio_write32(base + IOAPIC_REGSEL, reg);
@@ -23,7 +38,11 @@ static void ioapic_write(uint64_t base, uint32_t reg, uint32_t v)
 
 unsigned ioapic_entries(uint64_t base)
 {
-	uint32_t ver = ioapic_read(base, IOAPIC_VER);
+	uint32_t ver;
+
+	ioapic_lock_take();
+	ver = ioapic_read(base, IOAPIC_VER);
+	ioapic_lock_drop();
 
 	if (ver == 0xffffffffu)
 		return 0;
@@ -32,7 +51,9 @@ unsigned ioapic_entries(uint64_t base)
 
 void ioapic_route(uint64_t base, unsigned pin, uint8_t vector, uint32_t dest)
 {
+	ioapic_lock_take();
 	ioapic_write(base, IOAPIC_REDIR + 2 * pin + 1, dest << 24);
 	ioapic_write(base, IOAPIC_REDIR + 2 * pin, vector);
+	ioapic_lock_drop();
 }
 

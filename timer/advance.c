@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "timer/advance.h"
+#include "timer/timebase.h"
 
+/* 128-bit product: ns * tsc_hz passes 2^64 from about 3.7 s at 5 GHz. */
 static uint64_t ns_to_tsc(uint64_t ns, uint64_t tsc_hz)
 {
-	return ns * tsc_hz / 1000000000ull;
+	return timebase_mul_div(ns, tsc_hz, 1000000000ull);
 }
 
 void advance_init(struct timer_advance *a, enum advance_mode mode, uint32_t ns, uint64_t tsc_hz)

@@ -3,6 +3,8 @@
 #include "drivers/io.h"
 #include "drivers/ioapic.h"
 #include "timer/host.h"
+#include "timer/host_route.h"
+#include "timer/timebase.h"
 #include "vmm/irq.h"
 
 struct timer_caps timer_caps;
@@ -27,44 +29,78 @@ static bool usable(enum timer_kind k, const struct timer_cpu *tc)
 	}
 }
 
+/* The backends to try for each option, in order. A host-interrupt backend
+ * that is missing on this CPU falls back to the other one first (the same
+ * kind of expiry: a host interrupt, an external-interrupt exit), then to
+ * the preemption timer: with 3 HPET comparators, a 4th CPU under
+ * timer=hpet runs on its host LAPIC timer and says so. */
+static const enum timer_kind select_order[][3] = {
+	[TIMER_SEL_AUTO]    = { TIMER_PREEMPT, TIMER_LAPIC, TIMER_HPET },
+	[TIMER_SEL_PREEMPT] = { TIMER_PREEMPT, TIMER_LAPIC, TIMER_HPET },
+	[TIMER_SEL_LAPIC]   = { TIMER_LAPIC, TIMER_HPET, TIMER_PREEMPT },
+	[TIMER_SEL_HPET]    = { TIMER_HPET, TIMER_LAPIC, TIMER_PREEMPT },
+};
+
+static const char *unusable_why(enum timer_kind k)
+{
+	if (k == TIMER_PREEMPT)
+		return "this CPU has no VMX-preemption timer";
+	if (k == TIMER_LAPIC)
+		return "the host local APIC timer is unusable";
+	return timer_caps.hpet ? "no HPET comparator can interrupt this CPU" : "there is no HPET";
+}
+
 enum timer_kind timer_select(enum timer_backend_sel sel, const struct timer_cpu *tc,
 			     const char **why)
 {
-	enum timer_kind first = sel == TIMER_SEL_LAPIC ? TIMER_LAPIC
-				: sel == TIMER_SEL_HPET ? TIMER_HPET : TIMER_PREEMPT;
+	const enum timer_kind *order = select_order[(unsigned)sel < ARRAY_SIZE(select_order)
+						    ? sel : TIMER_SEL_AUTO];
 
 	*why = NULL;
-	for (enum timer_kind k = first; k <= TIMER_HPET; k++) {
-		if (usable(k, tc))
-			return k;
+	for (unsigned i = 0; i < ARRAY_SIZE(select_order[0]); i++) {
+		if (usable(order[i], tc))
+			return order[i];
 		if (!*why)
-			*why = k == TIMER_PREEMPT ? "this CPU has no VMX-preemption timer"
-			       : k == TIMER_LAPIC ? "the host local APIC timer is unusable"
-			       : timer_caps.hpet ? "no HPET comparator can interrupt this CPU"
-						  : "there is no HPET";
+			*why = unusable_why(order[i]);
 	}
 	return TIMER_NONE;
 }
 
+/* The I/O APIC input comparator n may take: every CPU works this out from
+ * the same capability registers (timer/host_route.h). */
+static int hpet_ioapic_pin(const struct hpet *h, unsigned n)
+{
+	uint64_t caps[HPET_MAX_COMPARATORS];
+
+	if (!timer_caps.ioapic_base)
+		return -1;
+	for (unsigned i = 0; i <= n; i++)
+		caps[i] = hpet_comparator_caps(h, i);
+	return host_route_pin(caps, n, ioapic_entries(timer_caps.ioapic_base));
+}
+
 /* HPET comparator n serves CPU n, by MSI (FSB) to that CPU where the
- * comparator can, else through an I/O APIC input it may be routed to. */
+ * comparator can (Tn_FSB_INT_DEL_CAP; Bochs's hpet.cc implements FSB
+ * delivery but does not advertise it, so it is not used there), else
+ * through an I/O APIC input of its own. Both name the CPU by an 8-bit
+ * physical APIC ID (FSB address bits 19:12, redirection entry bits
+ * 63:56), so a CPU with a wider x2APIC ID gets no comparator. */
 static void hpet_route_cpu(struct timer_cpu *tc, unsigned n)
 {
 	const struct hpet *h = timer_caps.hpet;
-	uint64_t caps = hpet_comparator_caps(h, n);
-	uint32_t routes = (uint32_t)FIELD_GET(HPET_TN_ROUTE_CAP, caps);
+	int pin;
 
-	if (caps & HPET_TN_FSB_CAP) {
-		hpet_route(h, n, 0xfee00000u | (tc->apic_id << 12), VEC_HPET, 0);
-	} else if (routes && timer_caps.ioapic_base && ioapic_entries(timer_caps.ioapic_base)) {
-		/* Prefer inputs above the legacy ISA range. */
-		unsigned pin = 31 - (unsigned)__builtin_clz(routes);
-
-		hpet_route(h, n, 0, 0, pin);
-		ioapic_route(timer_caps.ioapic_base, pin, VEC_HPET, tc->apic_id);
-		tc->hpet_ioapic_pin = (int)pin;
-	} else {
+	if (tc->apic_id > 0xff || n >= HPET_MAX_COMPARATORS)
 		return;
+	if (hpet_comparator_caps(h, n) & HPET_TN_FSB_CAP) {
+		hpet_route(h, n, 0xfee00000u | (tc->apic_id << 12), VEC_HPET, 0);
+	} else {
+		pin = hpet_ioapic_pin(h, n);
+		if (pin < 0)
+			return;
+		hpet_route(h, n, 0, 0, (unsigned)pin);
+		ioapic_route(timer_caps.ioapic_base, (unsigned)pin, VEC_HPET, tc->apic_id);
+		tc->hpet_ioapic_pin = pin;
 	}
 	tc->hpet_comparator = (int)n;
 }
@@ -77,13 +113,15 @@ void timer_cpu_init(struct timer_cpu *tc, unsigned cpu, uint32_t apic_id)
 	tc->lapic_armed = tc->hpet_armed = 0;
 	if (timer_caps.hpet && cpu < timer_caps.hpet->ncomparators)
 		hpet_route_cpu(tc, cpu);
+	if (tc->hpet_comparator >= 0)
+		tc->hpet_bits = hpet_comparator_bits(timer_caps.hpet, (unsigned)tc->hpet_comparator);
 }
 
 /* Ticks of a clock running at hz from host TSC now_tsc until host_tsc
- * (0 if that has passed). */
+ * (0 if that has passed), saturated rather than wrapped. */
 static uint64_t ticks_until(uint64_t host_tsc, uint64_t now_tsc, uint64_t hz)
 {
-	return host_tsc > now_tsc ? (host_tsc - now_tsc) * hz / timer_caps.tsc_hz : 0;
+	return timebase_mul_div(timebase_tsc_until(host_tsc, now_tsc), hz, timer_caps.tsc_hz);
 }
 
 static void lapic_backend_arm(struct timer_cpu *tc, uint64_t host_tsc)
@@ -101,8 +139,12 @@ static void lapic_backend_arm(struct timer_cpu *tc, uint64_t host_tsc)
 		apic_timer_deadline(VEC_HOST_TIMER, host_tsc);
 		return;
 	}
+	/* Round up by one tick (never early); a count beyond 32 bits fires
+	 * early and is re-armed from the absolute deadline. TMICT 0 would
+	 * stop the timer, so the saturated count must not wrap to it. */
 	ticks = ticks_until(host_tsc, rdtsc(), timer_caps.lapic_hz);
-	apic_timer_oneshot(VEC_HOST_TIMER, (uint32_t)MIN(ticks + 1, 0xffffffffull));
+	apic_timer_oneshot(VEC_HOST_TIMER, ticks >= 0xffffffffull ? 0xffffffffu
+								   : (uint32_t)ticks + 1);
 }
 
 static bool hpet_backend_arm(struct timer_cpu *tc, uint64_t host_tsc)
@@ -110,6 +152,7 @@ static bool hpet_backend_arm(struct timer_cpu *tc, uint64_t host_tsc)
 	const struct hpet *h = timer_caps.hpet;
 	uint64_t now_tsc, now, when;
 	unsigned n;
+	bool clamped;
 
 	if (tc->hpet_comparator < 0)
 		return false;
@@ -124,12 +167,16 @@ static bool hpet_backend_arm(struct timer_cpu *tc, uint64_t host_tsc)
 		return true;
 	now_tsc = rdtsc();
 	now = hpet_read_counter(h);
-	when = now + ticks_until(host_tsc, now_tsc, h->freq_hz);
+	/* A 32-bit comparator wraps every 2^32 ticks (43 s at 100 MHz): a
+	 * deadline further than half a wrap fires early, and the vCPU re-arms
+	 * from its absolute target, as with a saturated preemption timer. */
+	when = timebase_counter_deadline(now, ticks_until(host_tsc, now_tsc, h->freq_hz),
+					 tc->hpet_bits, &clamped);
 	hpet_arm(h, n, when);
 	tc->hpet_armed = host_tsc;
 	/* A comparator fires on a match only: if the counter already passed
 	 * it while we wrote it, it will not fire for a whole wrap. */
-	if (hpet_read_counter(h) >= when) {
+	if (timebase_counter_reached(hpet_read_counter(h), when, tc->hpet_bits)) {
 		hpet_disarm(h, n);
 		tc->hpet_armed = 0;
 		return false;
@@ -137,21 +184,31 @@ static bool hpet_backend_arm(struct timer_cpu *tc, uint64_t host_tsc)
 	return true;
 }
 
-/* A host deadline that has already passed has (or is about to have) its
- * interrupt pending. Taken here, in root mode with a brief interrupt
- * window, it costs a handler; left pending, it would force an exit right
- * after the next VM entry and delay the guest's own interrupt by a whole
- * exit round trip. */
+/*
+ * A host deadline that has already passed has (or is about to have) its
+ * interrupt pending. Taken in root mode with a brief interrupt window, it
+ * costs a handler; left pending, it forces an exit right after the next
+ * VM entry and delays the guest's own interrupt by a whole exit round
+ * trip. The window is the only `sti` on the way into the guest, so it is
+ * opened by the run loop before its pending-work checks (guest ended,
+ * INIT/SIPI), never by the arming below it: a kick taken in the window is
+ * then answered by the checks that follow, and one sent after them stays
+ * pending in the host APIC and exits the guest at once (bhyve vmx_run:
+ * "Interrupts are disabled from this point on until the guest starts
+ * executing").
+ */
 #define DRAIN_MAX_NS 50000u     /* a fired timer's interrupt arrives well within this */
 
+/* The armed values are host TSCs we programmed, near now: signed
+ * difference. */
 static bool fired(const struct timer_cpu *tc, uint64_t now)
 {
 	uint64_t l = READ_ONCE(tc->lapic_armed), h = READ_ONCE(tc->hpet_armed);
 
-	return (l && now >= l) || (h && now >= h);
+	return (l && timebase_reached(now, l)) || (h && timebase_reached(now, h));
 }
 
-static void drain_fired(struct timer_cpu *tc)
+void timer_host_drain(struct timer_cpu *tc)
 {
 	uint64_t now = rdtsc(), end;
 
@@ -160,14 +217,13 @@ static void drain_fired(struct timer_cpu *tc)
 	end = now + timer_caps.tsc_hz / (1000000000u / DRAIN_MAX_NS);
 
 	__asm__ volatile("sti" ::: "memory");
-	while (fired(tc, now) && rdtsc() < end)
+	while (fired(tc, now) && !timebase_reached(rdtsc(), end))
 		cpu_relax();
 	__asm__ volatile("cli" ::: "memory");
 }
 
 bool timer_host_arm(struct timer_cpu *tc, enum timer_kind k, uint64_t host_tsc)
 {
-	drain_fired(tc);
 	if (k == TIMER_LAPIC) {
 		lapic_backend_arm(tc, host_tsc);
 		return true;
@@ -186,11 +242,17 @@ bool timer_host_sleep_arm(struct timer_cpu *tc, uint64_t host_tsc)
 	return hpet_backend_arm(tc, host_tsc);
 }
 
+/* A deadline that has passed is left alone: its interrupt is pending or on
+ * its way (stopping the LAPIC timer cannot take back an interrupt already
+ * in IRR), and the run loop's drain takes it before the next entry instead
+ * of the guest taking an exit for it. Disarming an HPET comparator whose
+ * match is a few ticks off would make that drain wait for nothing. */
 void timer_host_disarm_all(struct timer_cpu *tc)
 {
-	drain_fired(tc);
-	if (tc->lapic_armed)
+	uint64_t now = rdtsc();
+
+	if (tc->lapic_armed && !timebase_reached(now, tc->lapic_armed))
 		lapic_backend_arm(tc, 0);
-	if (tc->hpet_armed)
+	if (tc->hpet_armed && !timebase_reached(now, tc->hpet_armed))
 		hpet_backend_arm(tc, 0);
 }

@@ -36,6 +36,7 @@ struct timer_cpu {
 	uint32_t apic_id;
 	int hpet_comparator;            /* -1: none */
 	int hpet_ioapic_pin;            /* -1: by MSI (FSB) or none */
+	unsigned hpet_bits;             /* cached hpet_comparator_bits() of it */
 	uint64_t lapic_armed;           /* host TSC programmed, 0: none */
 	uint64_t hpet_armed;
 };
@@ -49,9 +50,15 @@ enum timer_kind timer_select(enum timer_backend_sel sel, const struct timer_cpu 
 			     const char **why);
 /* Sets up this CPU's host timers (HPET comparator n = cpu index). */
 void timer_cpu_init(struct timer_cpu *tc, unsigned cpu, uint32_t apic_id);
-/* Arms (or with 0 disarms) a host backend at a host TSC value. An HPET
- * deadline already past is reported by returning false: the caller treats
- * the target as due now, since a comparator only fires on a match. */
+/* Takes the interrupt of a host deadline that has passed (briefly with
+ * interrupts on), so it does not exit the guest right after entry. The
+ * one place the entry path enables interrupts: call it before the last
+ * check for pending work, never after. */
+void timer_host_drain(struct timer_cpu *tc);
+/* Arms (or with 0 disarms) a host backend at a host TSC value, with
+ * interrupts off throughout. An HPET deadline already past is reported
+ * by returning false: the caller treats the target as due now, since a
+ * comparator only fires on a match. */
 bool timer_host_arm(struct timer_cpu *tc, enum timer_kind k, uint64_t host_tsc);
 /* A sleeping CPU wants a wake-up at host_tsc from whatever host timer it
  * has (its own, the LAPIC's or the HPET's). */

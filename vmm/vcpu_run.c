@@ -141,7 +141,14 @@ void vcpu_run(struct vcpu *v)
 
 	irq_disable();
 	this_cpu()->vcpu = v;
-	while (!READ_ONCE(g->ended)) {
+	for (;;) {
+		/* Its interrupt window comes before every pending-work check
+		 * below; from the ended check to VMRESUME interrupts stay off,
+		 * so a kick is either seen by the checks or exits the guest
+		 * at once. */
+		timer_host_drain(&this_cpu()->timer);
+		if (READ_ONCE(g->ended))
+			break;
 		if (unlikely(vcpu_check_time_limit(v, "")))
 			break;
 		if (unlikely(v->wait_sipi || READ_ONCE(v->lapic->init_pending) ||

@@ -309,11 +309,30 @@ static void test_outliers_ignored_when_settled(void **state)
 	}
 }
 
+/* advance_init takes any 32-bit ns: ns * tsc_hz must not wrap. The old
+ * 64-bit product wrapped from 2^64 / 5 GHz = 3.69 s on (UINT32_MAX ns at
+ * 5 GHz gave 3028092401, not 21474836475), and with the max/outlier
+ * bounds' small ns it never showed. */
+static void test_init_fixed_no_overflow(void **state)
+{
+	struct timer_advance a;
+
+	advance_init(&a, ADVANCE_FIXED, UINT32_MAX, 5000000000ull);
+	assert_int_equal(advance_get(&a), 21474836475ull);
+	advance_init(&a, ADVANCE_FIXED, 4000000000u, 4700000000ull);
+	assert_int_equal(advance_get(&a), 18800000000ull);
+	/* Auto is clamped to ADVANCE_MAX_NS after the conversion. */
+	advance_init(&a, ADVANCE_AUTO, UINT32_MAX, 5000000000ull);
+	assert_int_equal(advance_get(&a), a.max_tsc);
+	assert_int_equal(a.max_tsc, ADVANCE_MAX_NS * 5ull);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_init_off),
 		cmocka_unit_test(test_init_fixed),
+		cmocka_unit_test(test_init_fixed_no_overflow),
 		cmocka_unit_test(test_init_auto),
 		cmocka_unit_test(test_observe_only_auto),
 		cmocka_unit_test(test_observe_step),

@@ -2,7 +2,13 @@
 /*
  * timer/timebase.c: the emulated APIC timer clock is the TSC divided by
  * the smallest integer that keeps it at or below 1 GHz (DESIGN.md "Timer
- * rules": an exact integer divisor of the TSC, never faster than it).
+ * rules": an exact integer divisor of the TSC, never faster than it);
+ * and the host timers' arithmetic: 128-bit delta x rate, saturating, and
+ * time compared by signed difference, also in a 32-bit HPET comparator's
+ * width (IA-PC HPET 1.0a, "Timer N Comparator Value Register": a 32-bit
+ * timer matches the main counter's low 32 bits and so wraps every 2^32
+ * ticks; Bochs's iodev/hpet.cc, hpet_cmp32_to_cmp64, and Linux's
+ * arch/x86/kernel/hpet.c, hpet_next_event's (s32)(cmp - counter), agree).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -100,6 +106,163 @@ static void test_zero(void **state)
 	assert_int_equal(tb.apic_hz, 0);
 }
 
+/* --- host timer arithmetic (timer/host.c) ---------------------------- */
+
+/* Reference: the exact quotient by the host compiler's 128-bit division
+ * (which the freestanding hypervisor cannot link). */
+static uint64_t ref_mul_div(uint64_t a, uint64_t mul, uint64_t div)
+{
+	unsigned __int128 q;
+
+	if (!div)
+		return UINT64_MAX;
+	q = (unsigned __int128)a * mul / div;
+	return q > UINT64_MAX ? UINT64_MAX : (uint64_t)q;
+}
+
+/* xorshift64: reproducible operands without libc's rand(). */
+static uint64_t next_rand(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/* What timer/host.c computed before, delta * hz / tsc_hz in 64 bits:
+ * the HPET armed 60 s ahead on a 5 GHz TSC (3e11 cycles x 1e8 Hz = 3e19,
+ * past 2^64) came out at 23.1 s instead of 60 s. */
+static void test_mul_div_known(void **state)
+{
+	assert_int_equal(timebase_mul_div(60 * 5 * GHZ, 100 * MHZ, 5 * GHZ), 6000000000ull);
+	assert_int_equal(timebase_mul_div(3600 * 3 * GHZ, 3 * GHZ, 3 * GHZ), 3600 * 3 * GHZ);
+	assert_int_equal(timebase_mul_div(UINT64_MAX, 1, 1), UINT64_MAX);
+	assert_int_equal(timebase_mul_div(UINT64_MAX, 50 * MHZ, 100 * MHZ), UINT64_MAX / 2);
+	assert_int_equal(timebase_mul_div(7, 3, 2), 10);                /* rounds down */
+	assert_int_equal(timebase_mul_div(0, UINT64_MAX, 1), 0);
+	/* Saturates instead of wrapping when the quotient passes 64 bits. */
+	assert_int_equal(timebase_mul_div(UINT64_MAX, 2, 1), UINT64_MAX);
+	assert_int_equal(timebase_mul_div(1ull << 63, 1ull << 32, 1ull << 31), UINT64_MAX);
+	assert_int_equal(timebase_mul_div(5, 5, 0), UINT64_MAX);        /* no #DE */
+}
+
+static void test_mul_div_random(void **state)
+{
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+
+	for (unsigned i = 0; i < 200000; i++) {
+		/* Operands of every size: shift each by a random amount. */
+		uint64_t a = next_rand(&x) >> (next_rand(&x) & 63);
+		uint64_t m = next_rand(&x) >> (next_rand(&x) & 63);
+		uint64_t d = next_rand(&x) >> (next_rand(&x) & 63);
+
+		assert_int_equal(timebase_mul_div(a, m, d), ref_mul_div(a, m, d));
+	}
+}
+
+static void test_tsc_until(void **state)
+{
+	assert_int_equal(timebase_tsc_until(1000, 400), 600);
+	assert_int_equal(timebase_tsc_until(400, 400), 0);
+	assert_int_equal(timebase_tsc_until(399, 400), 0);
+	/* The guest's "never" (IA32_TSC_DEADLINE = ~0) is far ahead, not
+	 * past, as a signed difference would take it. */
+	assert_int_equal(timebase_tsc_until(UINT64_MAX, 5), UINT64_MAX - 5);
+	assert_int_equal(timebase_tsc_until((1ull << 63) + 100, 50), (1ull << 63) + 50);
+}
+
+static void test_reached(void **state)
+{
+	assert_true(timebase_reached(100, 100));
+	assert_true(timebase_reached(101, 100));
+	assert_false(timebase_reached(99, 100));
+	/* Across the 64-bit wrap, where now >= t gets both wrong. */
+	assert_true(timebase_reached(5, UINT64_MAX - 5));
+	assert_false(timebase_reached(UINT64_MAX - 5, 5));
+}
+
+static void test_counter_reached_32(void **state)
+{
+	assert_true(timebase_counter_reached(0x1000, 0x1000, 32));
+	assert_true(timebase_counter_reached(0x1001, 0x1000, 32));
+	assert_false(timebase_counter_reached(0x0fff, 0x1000, 32));
+	/* Armed just before the wrap for just after it: the old
+	 * "counter >= when" said "passed" at once (0xffffff00 >= 0x100). */
+	assert_false(timebase_counter_reached(0xffffff00u, 0x100, 32));
+	assert_false(timebase_counter_reached(0xffffffffu, 0x100, 32));
+	assert_true(timebase_counter_reached(0x100, 0x100, 32));
+	assert_true(timebase_counter_reached(0x180, 0x100, 32));
+	/* ... and a match just before the wrap, read just after it, has
+	 * passed (the old test said "not yet": 0x10 < 0xfffffff0). */
+	assert_true(timebase_counter_reached(0x10, 0xfffffff0u, 32));
+	/* Up to half a wrap ahead is ahead; more than that is behind. */
+	assert_false(timebase_counter_reached(0, 0x7fffffff, 32));
+	assert_false(timebase_counter_reached(0, 0x80000000u, 32));
+	assert_true(timebase_counter_reached(0, 0x80000001u, 32));
+	/* A 32-bit comparator sees the low half of a 64-bit counter. */
+	assert_false(timebase_counter_reached(0x5fffffff0ull, 0x10, 32));
+	assert_true(timebase_counter_reached(0x600000010ull, 0x10, 32));
+}
+
+static void test_counter_reached_64(void **state)
+{
+	assert_true(timebase_counter_reached(1ull << 40, 1ull << 40, 64));
+	assert_false(timebase_counter_reached((1ull << 40) - 1, 1ull << 40, 64));
+	assert_true(timebase_counter_reached(3, UINT64_MAX - 3, 64));
+	assert_false(timebase_counter_reached(UINT64_MAX - 3, 3, 64));
+}
+
+static void test_counter_deadline(void **state)
+{
+	bool clamped;
+
+	/* Wraps into the comparator's width. */
+	assert_int_equal(timebase_counter_deadline(0xffffff00u, 0x200, 32, &clamped), 0x100);
+	assert_false(clamped);
+	assert_false(timebase_counter_reached(0xffffff00u, 0x100, 32));
+	/* A 64-bit counter read for a 32-bit comparator: only the low bits. */
+	assert_int_equal(timebase_counter_deadline(0x1ffffff00ull, 0x200, 32, &clamped), 0x100);
+	/* Beyond half a wrap (21 s at 100 MHz) it is clamped there. */
+	assert_int_equal(timebase_counter_deadline(0, 0x7fffffff, 32, &clamped), 0x7fffffff);
+	assert_false(clamped);
+	assert_int_equal(timebase_counter_deadline(0, 0x80000000u, 32, &clamped), 0x7fffffff);
+	assert_true(clamped);
+	assert_int_equal(timebase_counter_deadline(10, UINT64_MAX, 32, &clamped),
+			 10 + 0x7fffffffull);
+	assert_true(clamped);
+	/* 64-bit: only absurd distances are clamped. */
+	assert_int_equal(timebase_counter_deadline(UINT64_MAX - 1, 3, 64, &clamped), 1);
+	assert_false(clamped);
+	assert_int_equal(timebase_counter_deadline(0, UINT64_MAX, 64, &clamped), INT64_MAX);
+	assert_true(clamped);
+}
+
+/* Whatever now and ticks: the deadline is never reported as reached
+ * before `ticks` (clamped: half a wrap) have gone by, and always after. */
+static void test_counter_deadline_random(void **state)
+{
+	static const unsigned widths[] = { 32, 64 };
+	uint64_t x = 0x2545f4914f6cdd1dull;
+
+	for (unsigned w = 0; w < ARRAY_SIZE(widths); w++) {
+		unsigned bits = widths[w];
+		uint64_t mask = timebase_counter_mask(bits);
+
+		for (unsigned i = 0; i < 100000; i++) {
+			uint64_t now = next_rand(&x) & mask;
+			uint64_t ticks = next_rand(&x) >> (next_rand(&x) & 63);
+			bool clamped;
+			uint64_t when = timebase_counter_deadline(now, ticks, bits, &clamped);
+			uint64_t go = clamped ? mask >> 1 : ticks;
+
+			assert_true(go > 0 || timebase_counter_reached(now, when, bits));
+			if (go)
+				assert_false(timebase_counter_reached((now + go - 1) & mask, when, bits));
+			assert_true(timebase_counter_reached((now + go) & mask, when, bits));
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -107,6 +270,14 @@ int main(void)
 		cmocka_unit_test(test_exact_multiples),
 		cmocka_unit_test(test_range),
 		cmocka_unit_test(test_zero),
+		cmocka_unit_test(test_mul_div_known),
+		cmocka_unit_test(test_mul_div_random),
+		cmocka_unit_test(test_tsc_until),
+		cmocka_unit_test(test_reached),
+		cmocka_unit_test(test_counter_reached_32),
+		cmocka_unit_test(test_counter_reached_64),
+		cmocka_unit_test(test_counter_deadline),
+		cmocka_unit_test(test_counter_deadline_random),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -22,7 +22,8 @@ UNIT_SRC_vtimer := timer/vtimer.c
 UNIT_SRC_timebase := timer/timebase.c
 UNIT_SRC_pool := vmm/pool.c
 UNIT_SRC_ept := vmx/ept.c
-UNIT_SRC_advance := timer/advance.c
+UNIT_SRC_advance := timer/advance.c timer/timebase.c
+UNIT_SRC_host_route := timer/host_route.c
 UNIT_SRC_preempt :=
 
 UNIT_TESTS  := $(patsubst tests/unit/test_%.c,%,$(wildcard tests/unit/test_*.c))

@@ -49,6 +49,26 @@ static void set_preempt(struct vcpu *v, bool on, uint64_t value)
 		vmwrite(VMCS_PREEMPT_TIMER_VALUE, value);
 }
 
+/*
+ * The host TSC the entry stub waits for: the target's, less the measured
+ * entry cost, distances taken as signed so that a target far in the past
+ * (a TSC deadline of 1, SDM "TSC-Deadline Mode": it fires at once) cannot
+ * wrap below 0 into a wait of 2^64 cycles in root mode, where no time
+ * limit reaches (issue 10.7). The wait is never longer than the advance
+ * that brought us here early; 0 means no wait at all.
+ */
+static uint64_t entry_wait_until(uint64_t target_host, uint64_t entry_tsc, uint64_t host_now,
+				 uint64_t adv)
+{
+	int64_t wait = (int64_t)(target_host - host_now) - (int64_t)entry_tsc;
+
+	if (wait > (int64_t)adv)
+		wait = (int64_t)adv;
+	if (wait < 0 && (uint64_t)-wait >= host_now)
+		return 0;
+	return host_now + (uint64_t)wait;
+}
+
 /* The expiry is due, or inside the advance window: deliver it now, and
  * have the entry stub hold VMRESUME until the exact target (not at all
  * when it is already past), so the guest never sees it early. When the
@@ -61,7 +81,8 @@ static void expire(struct vcpu *v, uint64_t host_now, struct timer_advance *a)
 	uint64_t target = v->lapic->timer.target, now = host_now + v->tsc_offset;
 
 	vlapic_timer_expired(v->lapic, now > target ? now : target);
-	v->regs.spin_until = target - v->tsc_offset - v->entry_tsc;
+	v->regs.spin_until = entry_wait_until(target - v->tsc_offset, v->entry_tsc, host_now,
+					      advance_get(a));
 	v->spin_target = v->timer_exit ? v->regs.spin_until : 0;
 	v->advance_seen = a;
 }

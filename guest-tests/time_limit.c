@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * time_limit: the guest's time limit (timeout= in tickvisor.cfg) ends it
+ * in every state a guest can leave its vCPU in, with status 254, and the
+ * next guest still runs (issue 10.7; DESIGN.md, "Guest environment": "the
+ * guest's time limit ends it in every state"). mode= picks the state:
+ *
+ *   spin       CLI; JMP $ - running, no exit ever
+ *   cli_hlt    CLI; HLT - halted with IF=0 (in the guest with hlt=guest,
+ *              in tickvisor with hlt=exit)
+ *   init_self  xAPIC ICR_HI = own APIC ID, ICR_LO = 0x4500: INIT to
+ *              itself, physical destination. Intel SDM Vol. 3A, "MP
+ *              Initialization Protocol": INIT puts the processor into
+ *              wait-for-SIPI; nobody sends a SIPI here, so only the time
+ *              limit can end it. (KVM, lapic.c kvm_apic_accept_events and
+ *              Bochs, apic.cc deliver INIT to self the same way: the
+ *              CPU is reset and waits.)
+ *
+ * Each prints one PASS line before entering its state; anything after
+ * that line means the state was left and is a FAIL.
+ */
+#include "lib/guest.h"
+
+#define INIT_SELF_ICR   0x4500u         /* INIT, assert, physical, no shorthand */
+
+static void __noreturn enter_spin(void)
+{
+	__asm__ volatile("cli; 1: jmp 1b" ::: "memory");
+	__builtin_unreachable();
+}
+
+static void enter_cli_hlt(void)
+{
+	for (int i = 0; i < 4; i++)
+		__asm__ volatile("cli; hlt" ::: "memory");
+}
+
+static void enter_init_self(void)
+{
+	if (apic_is_x2apic()) {
+		report_fail("the loader left x2APIC mode on: no xAPIC ICR to write");
+		return;
+	}
+	cli();
+	apic_sw_enable();
+	apic_write(LAPIC_ICR_HI, apic_id() << 24);
+	apic_write(LAPIC_ICR_LO, INIT_SELF_ICR);
+	for (int i = 0; i < 1000000; i++)
+		pause();
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = arg_get("mode");
+
+	(void)argc;
+	(void)argv;
+	report_prefix_push("time_limit");
+	if (!mode)
+		mode = "spin";
+	report_pass("entering state %s; the time limit must end it", mode);
+	if (!strcmp(mode, "spin"))
+		enter_spin();
+	else if (!strcmp(mode, "cli_hlt"))
+		enter_cli_hlt();
+	else if (!strcmp(mode, "init_self"))
+		enter_init_self();
+	else
+		report_fail("unknown mode=%s", mode);
+	report_fail("state %s was left: the guest runs on", mode);
+	return report_summary();
+}

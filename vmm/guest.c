@@ -17,7 +17,6 @@
 #include "vmm/msr.h"
 #include "vmm/multiboot.h"
 #include "vmm/percpu.h"
-#include "vmm/panic.h"
 #include "vmm/platform.h"
 #include "vmm/smp.h"
 #include "vmm/vcpu_setup.h"
@@ -183,9 +182,46 @@ static void guest_destroy(struct guest *g)
 		mem_free(g->ram, g->ram_size);
 }
 
-/* vCPU n runs on CPU n: the APs' vCPUs start there, vCPU 0 here. */
-static void guest_run_vcpus(struct guest *g)
+/* CPUs that did not come back from a guest that ended (bit n: CPU n).
+ * Such a CPU may still run that guest's code on its VMCS, EPT and RAM:
+ * none of them is freed, and no later guest gets the CPU. */
+static uint64_t cpus_lost;
+
+/* Waits for CPU i to leave guest g; false, with the reason, if it does
+ * not. vcpu_timer.c keeps every vCPU of a multi-vCPU guest within reach
+ * (the kick, or the VMX-preemption timer while the guest has IF=0), so
+ * this is a host failure - but one that ends the guest, not tickvisor. */
+static bool guest_stop_cpu(struct guest *g, uint32_t i)
 {
+	vcpu_kick(g->vcpus[i]);
+	if (smp_wait(i, VCPU_STOP_US))
+		return true;
+	cpus_lost |= BIT(i);
+	pr_err("guest %s: cpu%u did not stop running it within %u ms: the guest ends with "
+	       "status %d, its memory is kept and cpu%u is left out of later guests",
+	       g->spec->name, i, VCPU_STOP_US / 1000, GUEST_STATUS_HUNG, i);
+	spin_lock(&g->lock);
+	g->status = GUEST_STATUS_HUNG;
+	spin_unlock(&g->lock);
+	return false;
+}
+
+/* A guest whose vCPUs would land on a lost CPU is not started. */
+static int guest_check_cpus(struct guest *g)
+{
+	for (uint32_t i = 1; i < g->nvcpus; i++)
+		if (cpus_lost & BIT(i))
+			return guest_end(g, GUEST_STATUS_LOAD_FAIL, "wants cpu%u, which is still "
+					 "running an earlier guest", i);
+	return 0;
+}
+
+/* vCPU n runs on CPU n: the APs' vCPUs start there, vCPU 0 here. False
+ * if a CPU did not stop: the guest's memory then stays allocated. */
+static bool guest_run_vcpus(struct guest *g)
+{
+	bool stopped = true;
+
 	for (uint32_t i = 0; i < g->nvcpus; i++)
 		vcpu_alloc(g, i);
 	if (g->spec->timeout_s)
@@ -196,11 +232,9 @@ static void guest_run_vcpus(struct guest *g)
 	/* vCPU 0 returns only once the guest has ended: make the others
 	 * notice, and wait for them to be back in their idle loops. */
 	guest_end(g, GUEST_STATUS_KILLED, NULL);
-	for (uint32_t i = 1; i < g->nvcpus; i++) {
-		vcpu_kick(g->vcpus[i]);
-		if (!smp_wait(i, VCPU_STOP_US))
-			panic("cpu%u did not stop running guest %s", i, g->spec->name);
-	}
+	for (uint32_t i = 1; i < g->nvcpus; i++)
+		stopped &= guest_stop_cpu(g, i);
+	return stopped;
 }
 
 uint64_t guest_exits(const struct guest *g, uint64_t reason)
@@ -242,6 +276,7 @@ static void guest_report_exits(const struct guest *g)
 static int guest_run(const struct guest_spec *s)
 {
 	struct guest *g = mem_alloc(sizeof(*g));
+	bool stopped = true;
 
 	g->spec = s;
 	g->nvcpus = s->vcpus;
@@ -254,15 +289,19 @@ static int guest_run(const struct guest_spec *s)
 	if (s->vcpus > ncpus_online)
 		guest_end(g, GUEST_STATUS_LOAD_FAIL, "wants %u vCPUs but only %u CPUs are up",
 			  s->vcpus, ncpus_online);
-	else if (!guest_mem_init(g) && !guest_load(g, &g->entry, &g->mbi)) {
+	else if (!guest_check_cpus(g) && !guest_mem_init(g) &&
+		 !guest_load(g, &g->entry, &g->mbi)) {
 		log_defer(true);
-		guest_run_vcpus(g);
+		stopped = guest_run_vcpus(g);
 		log_defer(false);
 		guest_report_exits(g);
 	}
-	guest_destroy(g);
 	int status = g->status;
-	mem_free(g, sizeof(*g));
+
+	if (stopped) {
+		guest_destroy(g);
+		mem_free(g, sizeof(*g));
+	}
 	pr_info("guest %s exited with status %d", s->name, status);
 	return status;
 }

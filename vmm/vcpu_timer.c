@@ -97,13 +97,36 @@ void vcpu_timer_after_entry(struct vcpu *v)
  * host deadline that is already past, and the guest's time limit. It
  * counts only in non-root mode, so it is recomputed from the absolute
  * deadline on every entry and root-mode time is never lost. */
+/*
+ * Another vCPU may end the guest at any time, and this one must then come
+ * out of non-root mode (vmm/guest.c waits for it). The kick IPI does that
+ * with "external-interrupt exiting", whatever the guest's IF (SDM Vol. 3C,
+ * "Pin-Based VM-Execution Controls"), but Bochs 3.0 unmasks external
+ * interrupts for that control only when the guest itself changes IF
+ * (cpu/flag_ctrl_pro.cc, handleInterruptMaskChange): a vCPU entered with
+ * IF=0 never exits for the kick, nor wakes from HLT (event.cc,
+ * handleWaitForEvent wants IF). So a vCPU of a multi-vCPU guest entered
+ * with IF=0 always has the VMX-preemption timer - which ends non-root
+ * operation whatever the guest's IF or activity state - armed at most
+ * VCPU_STOP_POLL_US ahead (issue 15.7). Entered with IF=1 it needs none.
+ */
+#define VCPU_STOP_POLL_US 1000u
+
+static uint64_t stop_poll_deadline(struct vcpu *v, uint64_t host_now)
+{
+	if (v->guest->nvcpus < 2 || !timer_caps.preempt ||
+	    (vmread(VMCS_GUEST_RFLAGS) & RFLAGS_IF))
+		return ~0ull;
+	return host_now + VCPU_STOP_POLL_US * (platform.tb.tsc_hz / 1000000);
+}
+
 static void arm_backend(struct vcpu *v, bool armed, uint64_t host_deadline, uint64_t host_now)
 {
-	uint64_t pre = ~0ull, limit = v->guest->deadline_tsc;
+	uint64_t pre = stop_poll_deadline(v, host_now), limit = v->guest->deadline_tsc;
 
 	if (v->timer_kind == TIMER_PREEMPT) {
 		if (armed)
-			pre = host_deadline;
+			pre = MIN(pre, host_deadline);
 	} else if (!timer_host_arm(&this_cpu()->timer, v->timer_kind, armed ? host_deadline : 0)) {
 		pre = host_now;         /* HPET deadline already past: exit at once */
 	}
@@ -126,7 +149,8 @@ void vcpu_timer_before_entry(struct vcpu *v)
 
 	v->halt_wake = false;
 	if (!t->armed) {
-		if (v->timer_dirty || (v->pin_ctls & BIT(PIN_PREEMPT_TIMER)) || v->guest->deadline_tsc)
+		if (v->timer_dirty || (v->pin_ctls & BIT(PIN_PREEMPT_TIMER)) ||
+		    v->guest->deadline_tsc || v->guest->nvcpus > 1)
 			arm_backend(v, false, 0, rdtsc());
 		v->timer_dirty = false;
 		v->timer_exit = false;

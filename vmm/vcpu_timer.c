@@ -8,7 +8,6 @@
  */
 #include "drivers/apic.h"
 #include "drivers/io.h"
-#include "drivers/string.h"
 #include "timer/preempt.h"
 #include "vmm/exit.h"
 #include "vmm/irq.h"
@@ -258,63 +257,4 @@ int vcpu_timer_block(struct vcpu *v, bool if_set)
 	timer_host_disarm_all(tc);
 	v->timer_dirty = true;
 	return 0;
-}
-
-/*
- * The two fixed costs around the guest, on this CPU, measured rather than
- * guessed. The vCPU runs "RDTSC; VMCALL" at a scratch spot of its RAM a
- * few times, with the entry stub told to wait until a known TSC:
- * - entry_tsc: end of that wait -> the guest's RDTSC. An advanced timer's
- *   wait ends that much before its target.
- * - exit_tsc: the guest's RDTSC -> the stub's TSC at the exit. A register
- *   access happened that long before the stub saw its exit: TMICT starts
- *   counting, and TMCCT is read, at the access.
- * The smallest of the runs counts. Done after the guest is loaded and
- * before it runs; every vCPU of a guest calibrates at once, so each has
- * its own slot, and the guest's bytes there are put back afterwards.
- */
-#define CALIB_GPA   0x500u      /* + CALIB_SLOT per vCPU */
-#define CALIB_SLOT  16u
-#define CALIB_RUNS  8u
-_Static_assert(CALIB_GPA + CALIB_SLOT * TV_MAX_CPUS <= 0x600, "calibration slots overlap");
-
-void vcpu_timer_calibrate(struct vcpu *v)
-{
-	static const uint8_t code[] = { 0x0f, 0x31, 0x0f, 0x01, 0xc1 };  /* rdtsc; vmcall */
-	uint32_t gpa = CALIB_GPA + CALIB_SLOT * v->id;
-	uint8_t *p = guest_ram_ptr(v->guest, gpa, sizeof(code)), saved[sizeof(code)];
-	uint64_t best_entry = ~0ull, best_exit = ~0ull;
-
-	if (!p)
-		return;
-	memcpy(saved, p, sizeof(code));
-	memcpy(p, code, sizeof(code));
-	vcpu_reset_multiboot(v, gpa, 0);        /* flat 32-bit, paging off */
-	for (unsigned i = 0; i < CALIB_RUNS; i++) {
-		uint64_t start, guest;
-		bool entered;
-
-		vmwrite(VMCS_GUEST_RIP, gpa);
-		start = rdtsc() + 2000;
-		v->regs.spin_until = start;
-		entered = !vmx_run(&v->regs);
-		if (entered)
-			v->regs.launched = 1;
-		if (!entered || (uint16_t)vmread(VMCS_EXIT_REASON) != VMX_EXIT_VMCALL) {
-			pr_warn("guest %s: vcpu%u: entry calibration failed (exit %lu): timers "
-				"without entry/exit compensation", v->guest->spec->name, v->id,
-				(unsigned long)vmread(VMCS_EXIT_REASON));
-			best_entry = best_exit = 0;
-			break;
-		}
-		guest = (v->regs.gpr[GPR_RDX] << 32) | (uint32_t)v->regs.gpr[GPR_RAX];
-		best_entry = MIN(best_entry, guest - start);
-		best_exit = MIN(best_exit, v->regs.exit_tsc - guest);
-	}
-	memcpy(p, saved, sizeof(code));
-	v->entry_tsc = best_entry;
-	v->exit_tsc = best_exit;
-	pr_debug("guest %s: vcpu%u: %lu TSC cycles from the entry wait to the guest, %lu from the "
-		 "guest to the exit", v->guest->spec->name, v->id, (unsigned long)best_entry,
-		 (unsigned long)best_exit);
 }

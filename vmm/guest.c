@@ -136,6 +136,19 @@ static struct vcpu *vcpu_alloc(struct guest *g, uint32_t id)
 	return v;
 }
 
+/* VMCLEAR on the CPU where the VMCS is current, so the processor writes
+ * back whatever it caches of it and never touches the region again (SDM
+ * Vol. 3C, "Software Use of the VMCS and Related Structures"): only then
+ * may the page be freed. A VMCS that will not clear is never freed. */
+static void vcpu_vmcs_release(struct vcpu *v)
+{
+	if (v->vmcs && !vmclear((uint64_t)v->vmcs)) {
+		pr_err("guest %s: vcpu%u: VMCLEAR of its VMCS failed: the page is kept",
+		       v->guest->spec->name, v->id);
+		v->vmcs = NULL;
+	}
+}
+
 /* On the vCPU's own CPU: the VMCS (host state is per CPU), then run until
  * the guest ends, then VMCLEAR here where the VMCS is current. */
 static void vcpu_thread(void *arg)
@@ -146,6 +159,7 @@ static void vcpu_thread(void *arg)
 
 	if (!vcpu_setup_vmcs(v, err, sizeof(err))) {
 		guest_end(g, GUEST_STATUS_LOAD_FAIL, "vcpu%u: cannot set up the VMCS: %s", v->id, err);
+		vcpu_vmcs_release(v);
 		return;
 	}
 	vapic_vcpu_init(v);
@@ -156,7 +170,7 @@ static void vcpu_thread(void *arg)
 	else
 		v->wait_sipi = true;    /* APs wait for the guest's INIT-SIPI */
 	vcpu_run(v);
-	vmclear((uint64_t)v->vmcs);
+	vcpu_vmcs_release(v);
 }
 
 static void vcpu_free(struct vcpu *v)

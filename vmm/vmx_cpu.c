@@ -3,6 +3,7 @@
 #include "drivers/io.h"
 #include "vmm/log.h"
 #include "vmm/mem.h"
+#include "vmm/panic.h"
 #include "vmm/percpu.h"
 #include "vmm/platform.h"
 #include "vmm/vmx_cpu.h"
@@ -26,4 +27,21 @@ bool vmm_vmx_cpu_on(void)
 		return false;
 	}
 	return true;
+}
+
+/* vmx/insn.h: a VMX instruction failed on a host invariant. Which
+ * instruction and operand (a VMCS field encoding, SDM Vol. 3D, "Field
+ * Encoding in VMCS", or an INVEPT/INVVPID type) and, for VMfailValid,
+ * the VM-instruction error; VMfailInvalid means no current VMCS. */
+__noreturn void vmx_insn_failed(const char *insn, uint64_t operand)
+{
+	void *at = __builtin_return_address(0);     /* the failed instruction's caller */
+	uint64_t err;
+
+	if (vmread_checked(VMCS_INSN_ERROR, &err))
+		panic("%s %#lx failed at %p: VM-instruction error %lu (%s)", insn,
+		      (unsigned long)operand, at, (unsigned long)err,
+		      vmx_insn_error_name((unsigned)err));
+	panic("%s %#lx failed at %p: VMfailInvalid (no current VMCS)", insn,
+	      (unsigned long)operand, at);
 }

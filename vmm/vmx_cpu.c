@@ -13,11 +13,16 @@ bool vmm_vmx_cpu_on(void)
 {
 	struct pcpu *p = this_cpu();
 	struct vmx_caps c;
+	char why[96];
 
 	/* Every CPU locks its own IA32_FEATURE_CONTROL (the firmware may
 	 * leave it unlocked per CPU) and must agree with the BSP. */
 	if (p->index && !vmx_probe(&c)) {
 		pr_err("cpu%u: VMX unavailable: %s", p->index, c.unusable);
+		return false;
+	}
+	if (p->index && !vmx_caps_compatible(&platform.vmx, &c, why, sizeof(why))) {
+		pr_err("cpu%u: VMX differs from the BSP's (%s): left out", p->index, why);
 		return false;
 	}
 	p->vmx = mem_alloc(PAGE_SIZE);

@@ -10,6 +10,10 @@
  * running guest"; now the guest ends with its own status and the next
  * guest of the boot runs and passes.
  *
+ * ap=spin (default): the AP spins in CLI; JMP $. ap=hlt: CLI; HLT - with
+ * hlt=guest the AP sits in the HLT activity state with IF=0, which Bochs
+ * does not leave for an external interrupt either (event.cc,
+ * handleWaitForEvent wants IF); with hlt=exit it sleeps in tickvisor.
  * peer=N picks the AP (default 1).
  */
 #include "lib/guest.h"
@@ -34,20 +38,33 @@ static void __noreturn ap_spin_cli(void *arg)
 	__builtin_unreachable();
 }
 
+static void __noreturn ap_hlt_cli(void *arg)
+{
+	(void)arg;
+	__asm__ volatile("cli" ::: "memory");
+	cpuid(0);
+	spinning = 1;
+	for (;;)
+		__asm__ volatile("hlt" ::: "memory");
+}
+
 int main(int argc, char **argv)
 {
+	const char *ap = arg_get("ap");
+	bool hlt = ap && !strcmp(ap, "hlt");
 	uint64_t deadline;
 	unsigned peer;
 
 	(void)argc;
 	(void)argv;
 	report_prefix_push("smp_stop_cli");
-	if (smp_init_peer(&peer) && report(on_cpu_async(peer, ap_spin_cli, NULL),
-					  "work posted to cpu%u", peer)) {
+	if (smp_init_peer(&peer) && report(on_cpu_async(peer, hlt ? ap_hlt_cli : ap_spin_cli,
+							NULL), "work posted to cpu%u", peer)) {
 		deadline = tsc_deadline_us(SPIN_WAIT_US);
 		while (!spinning && !tsc_passed(deadline))
 			pause();
-		report(spinning, "cpu%u spins with IF=0; the BSP ends the guest now", peer);
+		report(spinning, "cpu%u %s with IF=0; the BSP ends the guest now", peer,
+		       hlt ? "halts" : "spins");
 	}
 	report_prefix_pop();
 	return report_summary();

@@ -15,11 +15,15 @@
  *              limit can end it. (KVM, lapic.c kvm_apic_accept_events and
  *              Bochs, apic.cc deliver INIT to self the same way: the
  *              CPU is reset and waits.)
+ *   smp_hlt    CLI; HLT on the BSP and on an AP (vcpus=2): with hlt=exit
+ *              both sleep in tickvisor, with hlt=guest both sit in the
+ *              guest's HLT activity state.
  *
  * Each prints one PASS line before entering its state; anything after
  * that line means the state was left and is a FAIL.
  */
 #include "lib/guest.h"
+#include "lib/smp.h"
 
 #define INIT_SELF_ICR   0x4500u         /* INIT, assert, physical, no shorthand */
 
@@ -33,6 +37,24 @@ static void enter_cli_hlt(void)
 {
 	for (int i = 0; i < 4; i++)
 		__asm__ volatile("cli; hlt" ::: "memory");
+}
+
+static void __noreturn ap_cli_hlt(void *arg)
+{
+	(void)arg;
+	for (;;)
+		__asm__ volatile("cli; hlt" ::: "memory");
+}
+
+static void enter_smp_hlt(void)
+{
+	unsigned peer;
+
+	if (!smp_init_peer(&peer) || !on_cpu_async(peer, ap_cli_hlt, NULL)) {
+		report_fail("no AP to halt");
+		return;
+	}
+	enter_cli_hlt();
 }
 
 static void enter_init_self(void)
@@ -63,6 +85,8 @@ int main(int argc, char **argv)
 		enter_spin();
 	else if (!strcmp(mode, "cli_hlt"))
 		enter_cli_hlt();
+	else if (!strcmp(mode, "smp_hlt"))
+		enter_smp_hlt();
 	else if (!strcmp(mode, "init_self"))
 		enter_init_self();
 	else

@@ -97,14 +97,15 @@ SUITES = [
           guestcfg.config(BY_NAME[n].guest_line() for n in
                           ("time_limit_init_self", "time_limit_spin", "time_limit_cli_hlt",
                            "time_limit_cli_hlt_exit", "timer_tscdl_past", "smp_stop_cli",
-                           "basic")),
+                           "smp_stop_cli_hlt", "basic")),
           cpus=2, status=1, timeout=240,
           guests=[("time_limit_init_self", 254), ("time_limit_spin", 254),
                   ("time_limit_cli_hlt", 254), ("time_limit_cli_hlt_exit", 254),
-                  ("timer_tscdl_past", 0), ("smp_stop_cli", 0), ("basic", 0)],
+                  ("timer_tscdl_past", 0), ("smp_stop_cli", 0),
+                  ("smp_stop_cli_hlt", 0), ("basic", 0)],
           expect=[r"^tickvisor: guest time_limit_init_self: vcpu0: over its time limit "
                   r"of 1 s \(waiting for SIPI\)",
                   r"^tickvisor: guest time_limit_spin: vcpu0: over its time limit of 1 s$",
                   r"^tickvisor: guest time_limit_cli_hlt: vcpu0: over its time limit of 1 s",
-                  r"^tickvisor: done: 7 guests, 4 failed"]),
+                  r"^tickvisor: done: 8 guests, 4 failed"]),
 ] + guest_suites(TESTS)

@@ -21,6 +21,7 @@
 #include "vmm/smp.h"
 #include "vmm/vcpu_setup.h"
 #include "vmm/vcpu_timer.h"
+#include "vmm/vmx_cpu.h"
 #include "vmx/vmx.h"
 
 #define GUEST_RAM_ALIGN (2 * MiB)
@@ -149,6 +150,19 @@ static void vcpu_vmcs_release(struct vcpu *v)
 	}
 }
 
+/* The VMCS and its APIC part; a VMX instruction that fails on the way
+ * (a field this CPU does not have) ends the guest, naming the field. */
+static bool vcpu_thread_setup(struct vcpu *v, char *err, size_t n)
+{
+	bool ok;
+
+	vmx_setup_begin();
+	ok = vcpu_setup_vmcs(v, err, n);
+	if (ok)
+		vapic_vcpu_init(v);
+	return vmx_setup_end(ok ? err : NULL, ok ? n : 0) && ok;
+}
+
 /* On the vCPU's own CPU: the VMCS (host state is per CPU), then run until
  * the guest ends, then VMCLEAR here where the VMCS is current. */
 static void vcpu_thread(void *arg)
@@ -157,12 +171,11 @@ static void vcpu_thread(void *arg)
 	struct guest *g = v->guest;
 	char err[160];
 
-	if (!vcpu_setup_vmcs(v, err, sizeof(err))) {
+	if (!vcpu_thread_setup(v, err, sizeof(err))) {
 		guest_end(g, GUEST_STATUS_LOAD_FAIL, "vcpu%u: cannot set up the VMCS: %s", v->id, err);
 		vcpu_vmcs_release(v);
 		return;
 	}
-	vapic_vcpu_init(v);
 	vcpu_timer_init(v);
 	vcpu_timer_calibrate(v);
 	if (v->id == 0)

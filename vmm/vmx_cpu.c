@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* VMX operation on a physical CPU, with the region from our pool. */
+#include "drivers/fmt.h"
 #include "drivers/io.h"
 #include "vmm/log.h"
 #include "vmm/mem.h"
@@ -34,16 +35,55 @@ bool vmm_vmx_cpu_on(void)
 	return true;
 }
 
-/* vmx/insn.h: a VMX instruction failed on a host invariant. Which
- * instruction and operand (a VMCS field encoding, SDM Vol. 3D, "Field
- * Encoding in VMCS", or an INVEPT/INVVPID type) and, for VMfailValid,
- * the VM-instruction error; VMfailInvalid means no current VMCS. */
-__noreturn void vmx_insn_failed(const char *insn, uint64_t operand)
+/* A CPU setting up a VMCS (vmx_setup_begin .. vmx_setup_end): the first
+ * VMX instruction that failed, for the guest's error message. */
+static struct vmx_setup {
+	bool active;
+	const char *insn;               /* NULL: nothing failed */
+	uint64_t operand;
+	uint64_t err;                   /* VM-instruction error, ~0: VMfailInvalid */
+} vmx_setups[TV_MAX_CPUS];
+
+void vmx_setup_begin(void)
 {
+	vmx_setups[this_cpu()->index] = (struct vmx_setup){ .active = true };
+}
+
+bool vmx_setup_end(char *err, size_t n)
+{
+	struct vmx_setup *s = &vmx_setups[this_cpu()->index];
+
+	s->active = false;
+	if (!s->insn)
+		return true;
+	if (s->err == ~0ull)
+		fmt_snprintf(err, n, "%s %#lx failed: VMfailInvalid (no current VMCS)", s->insn,
+			     (unsigned long)s->operand);
+	else
+		fmt_snprintf(err, n, "%s %#lx failed: VM-instruction error %lu (%s)", s->insn,
+			     (unsigned long)s->operand, (unsigned long)s->err,
+			     vmx_insn_error_name((unsigned)s->err));
+	return false;
+}
+
+/* vmx/insn.h: a VMX instruction failed. Which instruction and operand (a
+ * VMCS field encoding, SDM Vol. 3D, "Field Encoding in VMCS", or an
+ * INVEPT/INVVPID type) and, for VMfailValid, the VM-instruction error;
+ * VMfailInvalid means no current VMCS. */
+void vmx_insn_failed(const char *insn, uint64_t operand)
+{
+	struct vmx_setup *s = &vmx_setups[this_cpu()->index];
 	void *at = __builtin_return_address(0);     /* the failed instruction's caller */
 	uint64_t err;
 
-	if (vmread_checked(VMCS_INSN_ERROR, &err))
+	if (!vmread_checked(VMCS_INSN_ERROR, &err))
+		err = ~0ull;
+	if (s->active) {
+		if (!s->insn)
+			*s = (struct vmx_setup){ true, insn, operand, err };
+		return;
+	}
+	if (err != ~0ull)
 		panic("%s %#lx failed at %p: VM-instruction error %lu (%s)", insn,
 		      (unsigned long)operand, at, (unsigned long)err,
 		      vmx_insn_error_name((unsigned)err));

@@ -38,10 +38,13 @@ static inline bool vmptrld(uint64_t pa)
  * guest does leads there, so it is a broken host invariant: the
  * instruction is followed by one JBE into a cold call that names the
  * instruction, the field (or type) and the VM-instruction error - the hot
- * path keeps a not-taken branch and nothing else. The caller above vmx/
- * (vmm/vmx_cpu.c) defines what happens then: a panic.
+ * path keeps a not-taken branch and nothing else. The layer above vmx/
+ * (vmm/vmx_cpu.c) defines what happens then: a panic - except while the
+ * calling CPU sets up a new VMCS, when the first failure is noted, the
+ * instruction counts as not done (VMREAD gives 0) and the set-up ends
+ * that guest naming the field.
  */
-__noreturn void vmx_insn_failed(const char *insn, uint64_t operand);
+void vmx_insn_failed(const char *insn, uint64_t operand);
 
 static inline uint64_t vmread(uint64_t field)
 {
@@ -51,6 +54,7 @@ static inline uint64_t vmread(uint64_t field)
 	return v;
 fail:
 	vmx_insn_failed("VMREAD", field);
+	return 0;
 }
 
 static inline void vmwrite(uint64_t field, uint64_t v)

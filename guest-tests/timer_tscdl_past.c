@@ -4,9 +4,10 @@
  * (issue 10.7). Intel SDM Vol. 3A, "TSC-Deadline Mode": "If software
  * writes a value ... that is less than or equal to the current value of
  * the TSC, the timer generates an interrupt immediately" - whatever the
- * distance to the past. KVM (lapic.c, start_sw_tscdeadline: a deadline
- * not after now expires at once) and Bochs (apic.cc, set_tsc_deadline:
- * a past deadline fires on the next tick) agree.
+ * distance to the past. KVM (vmx.c, vmx_set_hv_timer: the distance is
+ * max(deadline, now) - now, so a past deadline is expired at once) and
+ * Bochs (cpu/apic.cc, set_tsc_deadline: a deadline not after the current
+ * TSC fires one tick later) agree.
  *
  * A deadline of 1 (or a small value below the hypervisor's entry and
  * exit costs) once made tickvisor's entry wait compute its spin target

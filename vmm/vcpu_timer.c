@@ -92,10 +92,6 @@ void vcpu_timer_after_entry(struct vcpu *v)
 	v->spin_target = 0;
 }
 
-/* The VMX-preemption timer serves the guest timer (preempt backend), a
- * host deadline that is already past, and the guest's time limit. It
- * counts only in non-root mode, so it is recomputed from the absolute
- * deadline on every entry and root-mode time is never lost. */
 /*
  * Another vCPU may end the guest at any time, and this one must then come
  * out of non-root mode (vmm/guest.c waits for it). The kick IPI does that
@@ -119,6 +115,11 @@ static uint64_t stop_poll_deadline(struct vcpu *v, uint64_t host_now)
 	return host_now + VCPU_STOP_POLL_US * (platform.tb.tsc_hz / 1000000);
 }
 
+/* The VMX-preemption timer serves the guest timer (preempt backend), a
+ * host deadline that is already past, the guest's time limit and the
+ * stop poll above. It counts only in non-root mode, so it is recomputed
+ * from the absolute deadline on every entry and root-mode time is never
+ * lost. */
 static void arm_backend(struct vcpu *v, bool armed, uint64_t host_deadline, uint64_t host_now)
 {
 	uint64_t pre = stop_poll_deadline(v, host_now), limit = v->guest->deadline_tsc;

@@ -9,12 +9,14 @@
  *   cli_hlt    CLI; HLT - halted with IF=0 (in the guest with hlt=guest,
  *              in tickvisor with hlt=exit)
  *   init_self  xAPIC ICR_HI = own APIC ID, ICR_LO = 0x4500: INIT to
- *              itself, physical destination. Intel SDM Vol. 3A, "MP
- *              Initialization Protocol": INIT puts the processor into
- *              wait-for-SIPI; nobody sends a SIPI here, so only the time
- *              limit can end it. (KVM, lapic.c kvm_apic_accept_events and
- *              Bochs, apic.cc deliver INIT to self the same way: the
- *              CPU is reset and waits.)
+ *              itself, physical destination. tickvisor puts every vCPU
+ *              that takes an INIT into wait-for-SIPI (vmm/vcpu_run.c);
+ *              nobody sends a SIPI here, so only the time limit can end
+ *              it. (An AP does the same on hardware, SDM Vol. 3A, "MP
+ *              Initialization Protocol"; a real BSP instead restarts at
+ *              the reset vector - Bochs cpu/init.cc reset() and KVM's
+ *              kvm_apic_accept_events both do that - where a tickvisor
+ *              guest has no firmware. Either way the boot must go on.)
  *   smp_hlt    CLI; HLT on the BSP and on an AP (vcpus=2): with hlt=exit
  *              both sleep in tickvisor, with hlt=guest both sit in the
  *              guest's HLT activity state.

@@ -104,6 +104,8 @@ void vcpu_timer_after_entry(struct vcpu *v)
  * with IF=0 always has the VMX-preemption timer - which ends non-root
  * operation whatever the guest's IF or activity state - armed at most
  * VCPU_STOP_POLL_US ahead (issue 15.7). Entered with IF=1 it needs none.
+ * The same bound holds for an NMI or INIT another vCPU sends it, which
+ * also only arrive by the kick. Cost: at most one exit per 1 ms of IF=0.
  */
 #define VCPU_STOP_POLL_US 1000u
 

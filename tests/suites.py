@@ -127,4 +127,21 @@ SUITES = [
                   r"^tickvisor:   rip=[0-9a-f]{16} rsp=",
                   r"^tickvisor: guest apic_exec: vcpu0: APIC page used for an instruction fetch",
                   r"^tickvisor: done: 4 guests, 3 failed"]),
+    # Issue 10.7 / 15.7: no guest state hangs the boot; the time limit ends
+    # each (status 254) and the next guest runs. 2 CPUs for smp_stop_cli.
+    Suite("containment-hangs",
+          guestcfg.config(BY_NAME[n].guest_line() for n in
+                          ("time_limit_init_self", "time_limit_spin", "time_limit_cli_hlt",
+                           "time_limit_cli_hlt_exit", "timer_tscdl_past", "smp_stop_cli",
+                           "smp_stop_cli_hlt", "basic")),
+          cpus=2, status=1, timeout=240,
+          guests=[("time_limit_init_self", 254), ("time_limit_spin", 254),
+                  ("time_limit_cli_hlt", 254), ("time_limit_cli_hlt_exit", 254),
+                  ("timer_tscdl_past", 0), ("smp_stop_cli", 0),
+                  ("smp_stop_cli_hlt", 0), ("basic", 0)],
+          expect=[r"^tickvisor: guest time_limit_init_self: vcpu0: over its time limit "
+                  r"of 1 s \(waiting for SIPI\)",
+                  r"^tickvisor: guest time_limit_spin: vcpu0: over its time limit of 1 s$",
+                  r"^tickvisor: guest time_limit_cli_hlt: vcpu0: over its time limit of 1 s",
+                  r"^tickvisor: done: 8 guests, 4 failed"]),
 ] + guest_suites(TESTS) + hpet_smp_suites(TESTS)

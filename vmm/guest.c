@@ -17,11 +17,11 @@
 #include "vmm/msr.h"
 #include "vmm/multiboot.h"
 #include "vmm/percpu.h"
-#include "vmm/panic.h"
 #include "vmm/platform.h"
 #include "vmm/smp.h"
 #include "vmm/vcpu_setup.h"
 #include "vmm/vcpu_timer.h"
+#include "vmm/vmx_cpu.h"
 #include "vmx/vmx.h"
 
 #define GUEST_RAM_ALIGN (2 * MiB)
@@ -137,6 +137,32 @@ static struct vcpu *vcpu_alloc(struct guest *g, uint32_t id)
 	return v;
 }
 
+/* VMCLEAR on the CPU where the VMCS is current, so the processor writes
+ * back whatever it caches of it and never touches the region again (SDM
+ * Vol. 3C, "Software Use of the VMCS and Related Structures"): only then
+ * may the page be freed. A VMCS that will not clear is never freed. */
+static void vcpu_vmcs_release(struct vcpu *v)
+{
+	if (v->vmcs && !vmclear((uint64_t)v->vmcs)) {
+		pr_err("guest %s: vcpu%u: VMCLEAR of its VMCS failed: the page is kept",
+		       v->guest->spec->name, v->id);
+		v->vmcs = NULL;
+	}
+}
+
+/* The VMCS and its APIC part; a VMX instruction that fails on the way
+ * (a field this CPU does not have) ends the guest, naming the field. */
+static bool vcpu_thread_setup(struct vcpu *v, char *err, size_t n)
+{
+	bool ok;
+
+	vmx_setup_begin();
+	ok = vcpu_setup_vmcs(v, err, n);
+	if (ok)
+		vapic_vcpu_init(v);
+	return vmx_setup_end(ok ? err : NULL, ok ? n : 0) && ok;
+}
+
 /* On the vCPU's own CPU: the VMCS (host state is per CPU), then run until
  * the guest ends, then VMCLEAR here where the VMCS is current. */
 static void vcpu_thread(void *arg)
@@ -145,11 +171,11 @@ static void vcpu_thread(void *arg)
 	struct guest *g = v->guest;
 	char err[160];
 
-	if (!vcpu_setup_vmcs(v, err, sizeof(err))) {
+	if (!vcpu_thread_setup(v, err, sizeof(err))) {
 		guest_end(g, GUEST_STATUS_LOAD_FAIL, "vcpu%u: cannot set up the VMCS: %s", v->id, err);
+		vcpu_vmcs_release(v);
 		return;
 	}
-	vapic_vcpu_init(v);
 	vcpu_timer_init(v);
 	vcpu_timer_calibrate(v);
 	if (v->id == 0)
@@ -157,7 +183,7 @@ static void vcpu_thread(void *arg)
 	else
 		v->wait_sipi = true;    /* APs wait for the guest's INIT-SIPI */
 	vcpu_run(v);
-	vmclear((uint64_t)v->vmcs);
+	vcpu_vmcs_release(v);
 }
 
 static void vcpu_free(struct vcpu *v)
@@ -183,9 +209,46 @@ static void guest_destroy(struct guest *g)
 		mem_free(g->ram, g->ram_size);
 }
 
-/* vCPU n runs on CPU n: the APs' vCPUs start there, vCPU 0 here. */
-static void guest_run_vcpus(struct guest *g)
+/* CPUs that did not come back from a guest that ended (bit n: CPU n).
+ * Such a CPU may still run that guest's code on its VMCS, EPT and RAM:
+ * none of them is freed, and no later guest gets the CPU. */
+static uint64_t cpus_lost;
+
+/* Waits for CPU i to leave guest g; false, with the reason, if it does
+ * not. vcpu_timer.c keeps every vCPU of a multi-vCPU guest within reach
+ * (the kick, or the VMX-preemption timer while the guest has IF=0), so
+ * this is a host failure - but one that ends the guest, not tickvisor. */
+static bool guest_stop_cpu(struct guest *g, uint32_t i)
 {
+	vcpu_kick(g->vcpus[i]);
+	if (smp_wait(i, VCPU_STOP_US))
+		return true;
+	cpus_lost |= BIT(i);
+	pr_err("guest %s: cpu%u did not stop running it within %u ms: the guest ends with "
+	       "status %d, its memory is kept and cpu%u is left out of later guests",
+	       g->spec->name, i, VCPU_STOP_US / 1000, GUEST_STATUS_HUNG, i);
+	spin_lock(&g->lock);
+	g->status = GUEST_STATUS_HUNG;
+	spin_unlock(&g->lock);
+	return false;
+}
+
+/* A guest whose vCPUs would land on a lost CPU is not started. */
+static int guest_check_cpus(struct guest *g)
+{
+	for (uint32_t i = 1; i < g->nvcpus; i++)
+		if (cpus_lost & BIT(i))
+			return guest_end(g, GUEST_STATUS_LOAD_FAIL, "wants cpu%u, which is still "
+					 "running an earlier guest", i);
+	return 0;
+}
+
+/* vCPU n runs on CPU n: the APs' vCPUs start there, vCPU 0 here. False
+ * if a CPU did not stop: the guest's memory then stays allocated. */
+static bool guest_run_vcpus(struct guest *g)
+{
+	bool stopped = true;
+
 	for (uint32_t i = 0; i < g->nvcpus; i++)
 		vcpu_alloc(g, i);
 	if (g->spec->timeout_s)
@@ -196,11 +259,9 @@ static void guest_run_vcpus(struct guest *g)
 	/* vCPU 0 returns only once the guest has ended: make the others
 	 * notice, and wait for them to be back in their idle loops. */
 	guest_end(g, GUEST_STATUS_KILLED, NULL);
-	for (uint32_t i = 1; i < g->nvcpus; i++) {
-		vcpu_kick(g->vcpus[i]);
-		if (!smp_wait(i, VCPU_STOP_US))
-			panic("cpu%u did not stop running guest %s", i, g->spec->name);
-	}
+	for (uint32_t i = 1; i < g->nvcpus; i++)
+		stopped &= guest_stop_cpu(g, i);
+	return stopped;
 }
 
 uint64_t guest_exits(const struct guest *g, uint64_t reason)
@@ -242,6 +303,7 @@ static void guest_report_exits(const struct guest *g)
 static int guest_run(const struct guest_spec *s)
 {
 	struct guest *g = mem_alloc(sizeof(*g));
+	bool stopped = true;
 
 	g->spec = s;
 	g->nvcpus = s->vcpus;
@@ -254,15 +316,19 @@ static int guest_run(const struct guest_spec *s)
 	if (s->vcpus > ncpus_online)
 		guest_end(g, GUEST_STATUS_LOAD_FAIL, "wants %u vCPUs but only %u CPUs are up",
 			  s->vcpus, ncpus_online);
-	else if (!guest_mem_init(g) && !guest_load(g, &g->entry, &g->mbi)) {
+	else if (!guest_check_cpus(g) && !guest_mem_init(g) &&
+		 !guest_load(g, &g->entry, &g->mbi)) {
 		log_defer(true);
-		guest_run_vcpus(g);
+		stopped = guest_run_vcpus(g);
 		log_defer(false);
 		guest_report_exits(g);
 	}
-	guest_destroy(g);
 	int status = g->status;
-	mem_free(g, sizeof(*g));
+
+	if (stopped) {
+		guest_destroy(g);
+		mem_free(g, sizeof(*g));
+	}
 	pr_info("guest %s exited with status %d", s->name, status);
 	return status;
 }

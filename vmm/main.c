@@ -59,6 +59,7 @@ __noreturn void vmm_main(struct boot_info *bi)
 		power_off(1);
 	platform_timer_init();
 	vcpu_timer_host_init();
+	vcpu_calib_init();
 	timer_cpu_init(&this_cpu()->timer, 0, this_cpu()->apic_id);
 	report_hpet_route(&this_cpu()->timer);
 	smp_start_aps();

@@ -25,7 +25,12 @@
 extern const char trampoline_start[], trampoline_end[];
 extern const uint32_t tramp_off_gdt, tramp_off_gdtr_base, tramp_off_pm32_ptr,
 	tramp_off_lm64_ptr, tramp_off_pm32, tramp_off_lm64, tramp_off_cr3, tramp_off_stack,
-	tramp_off_pcpu, tramp_off_entry, tramp_off_alive;
+	tramp_off_pcpu, tramp_off_entry, tramp_off_alive, tramp_off_owner, tramp_off_id_leaf_b;
+
+/* tr_owner (vmm/trampoline.asm): the APIC ID of the one AP the data block
+ * is for, until that AP claims it; closed when the BSP gives up. */
+#define TRAMP_CLAIMED   0xffffffffu
+#define TRAMP_CLOSED    0xfffffffeu
 
 #define INIT_DELAY_US    10000u
 #define SIPI_DELAY_US    200u
@@ -58,6 +63,19 @@ static bool wait_flag(volatile uint32_t *flag, uint64_t us)
 static void put32(uint8_t *page, uint32_t off, uint32_t v) { memcpy(page + off, &v, 4); }
 static void put64(uint8_t *page, uint32_t off, uint64_t v) { memcpy(page + off, &v, 8); }
 
+/* Where the trampoline finds its own APIC ID: CPUID leaf 0BH (x2APIC ID)
+ * when the CPU has it, else leaf 1 (8-bit initial APIC ID). */
+static bool apic_id_from_leaf_b(void)
+{
+	return cpuid(0, 0).eax >= 0xb && cpuid(0xb, 0).ebx != 0;
+}
+
+static uint32_t *trampoline_owner(uint8_t *page)
+{
+	return (uint32_t *)(page + tramp_off_owner);
+}
+
+/* The copy leaves tr_owner closed; it opens for this AP alone, last. */
 static void trampoline_prepare(uint8_t *page, struct pcpu *p)
 {
 	uint32_t base = (uint32_t)(uint64_t)page;
@@ -71,6 +89,26 @@ static void trampoline_prepare(uint8_t *page, struct pcpu *p)
 	put64(page, tramp_off_pcpu, (uint64_t)p);
 	put64(page, tramp_off_entry, (uint64_t)ap_entry);
 	put32(page, tramp_off_alive, 0);
+	page[tramp_off_id_leaf_b] = apic_id_from_leaf_b();
+	__atomic_store_n(trampoline_owner(page), p->apic_id, __ATOMIC_RELEASE);
+}
+
+/*
+ * The BSP gives up on an AP: it closes the data block, so that AP - if it
+ * runs the trampoline after all, now or while the page is being prepared
+ * for the next AP - finds no block of its own and halts (issue 10.8),
+ * instead of taking the next AP's stack and pcpu. If the AP claimed the
+ * block just before, it is running on it: wait for it after all.
+ */
+static bool trampoline_close(uint8_t *page, uint32_t apic_id)
+{
+	volatile uint32_t *alive = (volatile uint32_t *)(page + tramp_off_alive);
+	uint32_t expected = apic_id;
+
+	if (__atomic_compare_exchange_n(trampoline_owner(page), &expected, TRAMP_CLOSED, false,
+					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return false;
+	return wait_flag(alive, AP_ANSWER_US);
 }
 
 /* INIT, then up to two SIPIs until the AP reports it reached long mode. */
@@ -86,7 +124,7 @@ static bool ap_wake(uint32_t apic_id, uint8_t *page)
 		if (wait_flag(alive, i ? AP_ANSWER_US : SIPI_DELAY_US))
 			return true;
 	}
-	return false;
+	return trampoline_close(page, apic_id);
 }
 
 void ap_entry(struct pcpu *p)

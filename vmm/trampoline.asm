@@ -17,6 +17,8 @@ global trampoline_data
 section .text
 
 %define OFF(x) ((x) - trampoline_start)
+%define TR_CLAIMED 0xffffffff           ; vmm/smp.c: TRAMP_CLAIMED
+%define TR_CLOSED  0xfffffffe           ; vmm/smp.c: TRAMP_CLOSED
 
 bits 16
 trampoline_start:
@@ -60,6 +62,29 @@ tr_lm64:
 	mov ds, ax
 	mov es, ax
 	mov ss, ax
+	; The data block is this AP's only if tr_owner still holds its APIC
+	; ID; it takes it by swapping in TR_CLAIMED (the C side:
+	; __atomic_compare_exchange_n(&tr_owner, &id, TR_CLAIMED)). An AP
+	; that answers after the BSP gave up on it finds TR_CLOSED or the
+	; next AP's ID there and stops before using stack or pcpu.
+	mov r8, rbx
+	cmp byte [r8 + OFF(tr_id_leaf_b)], 0
+	je .leaf1
+	mov eax, 0xb                    ; CPUID.0BH:EDX = x2APIC ID
+	xor ecx, ecx
+	cpuid
+	mov eax, edx
+	jmp .claim
+.leaf1:
+	mov eax, 1                      ; CPUID.01H:EBX[31:24] = initial APIC ID
+	cpuid
+	mov eax, ebx
+	shr eax, 24
+.claim:
+	mov rbx, r8
+	mov ecx, TR_CLAIMED
+	lock cmpxchg [rbx + OFF(tr_owner)], ecx
+	jne .stop
 	mov rsp, [rbx + OFF(tr_stack)]
 	mov rdi, [rbx + OFF(tr_pcpu)]
 	mov dword [rbx + OFF(tr_alive)], 1
@@ -91,12 +116,14 @@ tr_stack: dq 0
 tr_pcpu:  dq 0
 tr_entry: dq 0
 tr_alive: dd 0
+tr_owner: dd TR_CLOSED                  ; patched last: the AP's APIC ID
+tr_id_leaf_b: db 0                      ; patched: 1 if CPUID leaf 0BH gives IDs
 trampoline_end:
 
 ; Offsets the BSP patches (relative to trampoline_start).
 global tramp_off_gdt, tramp_off_gdtr_base, tramp_off_pm32_ptr, tramp_off_lm64_ptr
 global tramp_off_pm32, tramp_off_lm64, tramp_off_cr3, tramp_off_stack
-global tramp_off_pcpu, tramp_off_entry, tramp_off_alive
+global tramp_off_pcpu, tramp_off_entry, tramp_off_alive, tramp_off_owner, tramp_off_id_leaf_b
 section .rodata
 tramp_off_gdt:       dd OFF(tr_gdt)
 tramp_off_gdtr_base: dd OFF(tr_gdtr) + 2
@@ -109,5 +136,7 @@ tramp_off_stack:     dd OFF(tr_stack)
 tramp_off_pcpu:      dd OFF(tr_pcpu)
 tramp_off_entry:     dd OFF(tr_entry)
 tramp_off_alive:     dd OFF(tr_alive)
+tramp_off_owner:     dd OFF(tr_owner)
+tramp_off_id_leaf_b: dd OFF(tr_id_leaf_b)
 
 section .note.GNU-stack noalloc noexec nowrite progbits

@@ -103,9 +103,10 @@ static void sync_ia32e(struct vcpu *v)
  * guest; a SIPI starts a waiting vCPU in real mode at its vector and is
  * dropped otherwise. Flags are consumed in that order, so an INIT-SIPI
  * pair that arrived together is never lost. */
-static int vcpu_init_sipi(struct vcpu *v)
+static int vcpu_wait_sipi(struct vcpu *v)
 {
 	struct vlapic *l = v->lapic;
+	uint64_t limit = v->guest->deadline_tsc;
 
 	for (;;) {
 		if (READ_ONCE(v->guest->ended))
@@ -129,9 +130,24 @@ static int vcpu_init_sipi(struct vcpu *v)
 			return 0;
 		if (vcpu_check_time_limit(v, " (waiting for SIPI)"))
 			return -1;
-		/* Until a kick: the sender's IPI wakes this CPU. */
+		/* Until a kick (the sender's IPI wakes this CPU) or the time
+		 * limit: a vCPU that sent INIT to itself has nobody to send it
+		 * a SIPI, and no VM exit comes to end it (issue 10.7). */
+		if (limit && !timer_host_sleep_arm(&this_cpu()->timer, limit))
+			continue;       /* already due */
 		wait_for_interrupt();
 	}
+}
+
+static int vcpu_init_sipi(struct vcpu *v)
+{
+	int r = vcpu_wait_sipi(v);
+
+	/* The host timer slept on stood for the time limit, not for the
+	 * guest's APIC timer: that one is armed again before the entry. */
+	timer_host_disarm_all(&this_cpu()->timer);
+	v->timer_dirty = true;
+	return r;
 }
 
 void vcpu_run(struct vcpu *v)

@@ -8,7 +8,6 @@
  */
 #include "drivers/apic.h"
 #include "drivers/io.h"
-#include "drivers/string.h"
 #include "timer/preempt.h"
 #include "vmm/exit.h"
 #include "vmm/irq.h"
@@ -49,6 +48,26 @@ static void set_preempt(struct vcpu *v, bool on, uint64_t value)
 		vmwrite(VMCS_PREEMPT_TIMER_VALUE, value);
 }
 
+/*
+ * The host TSC the entry stub waits for: the target's, less the measured
+ * entry cost, distances taken as signed so that a target far in the past
+ * (a TSC deadline of 1, SDM "TSC-Deadline Mode": it fires at once) cannot
+ * wrap below 0 into a wait of 2^64 cycles in root mode, where no time
+ * limit reaches (issue 10.7). The wait is never longer than the advance
+ * that brought us here early; 0 means no wait at all.
+ */
+static uint64_t entry_wait_until(uint64_t target_host, uint64_t entry_tsc, uint64_t host_now,
+				 uint64_t adv)
+{
+	int64_t wait = (int64_t)(target_host - host_now) - (int64_t)entry_tsc;
+
+	if (wait > (int64_t)adv)
+		wait = (int64_t)adv;
+	if (wait < 0 && (uint64_t)-wait >= host_now)
+		return 0;
+	return host_now + (uint64_t)wait;
+}
+
 /* The expiry is due, or inside the advance window: deliver it now, and
  * have the entry stub hold VMRESUME until the exact target (not at all
  * when it is already past), so the guest never sees it early. When the
@@ -61,7 +80,8 @@ static void expire(struct vcpu *v, uint64_t host_now, struct timer_advance *a)
 	uint64_t target = v->lapic->timer.target, now = host_now + v->tsc_offset;
 
 	vlapic_timer_expired(v->lapic, vtimer_reached(now, target) ? now : target);
-	v->regs.spin_until = target - v->tsc_offset - v->entry_tsc;
+	v->regs.spin_until = entry_wait_until(target - v->tsc_offset, v->entry_tsc, host_now,
+					      advance_get(a));
 	v->spin_target = v->timer_exit ? v->regs.spin_until : 0;
 	v->advance_seen = a;
 }
@@ -72,17 +92,43 @@ void vcpu_timer_after_entry(struct vcpu *v)
 	v->spin_target = 0;
 }
 
+/*
+ * Another vCPU may end the guest at any time, and this one must then come
+ * out of non-root mode (vmm/guest.c waits for it). The kick IPI does that
+ * with "external-interrupt exiting", whatever the guest's IF (SDM Vol. 3C,
+ * "Pin-Based VM-Execution Controls"), but Bochs 3.0 unmasks external
+ * interrupts for that control only when the guest itself changes IF
+ * (cpu/flag_ctrl_pro.cc, handleInterruptMaskChange): a vCPU entered with
+ * IF=0 never exits for the kick, nor wakes from HLT (event.cc,
+ * handleWaitForEvent wants IF). So a vCPU of a multi-vCPU guest entered
+ * with IF=0 always has the VMX-preemption timer - which ends non-root
+ * operation whatever the guest's IF or activity state - armed at most
+ * VCPU_STOP_POLL_US ahead (issue 15.7). Entered with IF=1 it needs none.
+ * The same bound holds for an NMI or INIT another vCPU sends it, which
+ * also only arrive by the kick. Cost: at most one exit per 1 ms of IF=0.
+ */
+#define VCPU_STOP_POLL_US 1000u
+
+static uint64_t stop_poll_deadline(struct vcpu *v, uint64_t host_now)
+{
+	if (v->guest->nvcpus < 2 || !timer_caps.preempt ||
+	    (vmread(VMCS_GUEST_RFLAGS) & RFLAGS_IF))
+		return ~0ull;
+	return host_now + VCPU_STOP_POLL_US * (platform.tb.tsc_hz / 1000000);
+}
+
 /* The VMX-preemption timer serves the guest timer (preempt backend), a
- * host deadline that is already past, and the guest's time limit. It
- * counts only in non-root mode, so it is recomputed from the absolute
- * deadline on every entry and root-mode time is never lost. */
+ * host deadline that is already past, the guest's time limit and the
+ * stop poll above. It counts only in non-root mode, so it is recomputed
+ * from the absolute deadline on every entry and root-mode time is never
+ * lost. */
 static void arm_backend(struct vcpu *v, bool armed, uint64_t host_deadline, uint64_t host_now)
 {
-	uint64_t pre = ~0ull, limit = v->guest->deadline_tsc;
+	uint64_t pre = stop_poll_deadline(v, host_now), limit = v->guest->deadline_tsc;
 
 	if (v->timer_kind == TIMER_PREEMPT) {
 		if (armed)
-			pre = host_deadline;
+			pre = MIN(pre, host_deadline);
 	} else if (!timer_host_arm(&this_cpu()->timer, v->timer_kind, armed ? host_deadline : 0)) {
 		pre = host_now;         /* HPET deadline already past: exit at once */
 	}
@@ -105,7 +151,8 @@ void vcpu_timer_before_entry(struct vcpu *v)
 
 	v->halt_wake = false;
 	if (!t->armed) {
-		if (v->timer_dirty || (v->pin_ctls & BIT(PIN_PREEMPT_TIMER)) || v->guest->deadline_tsc)
+		if (v->timer_dirty || (v->pin_ctls & BIT(PIN_PREEMPT_TIMER)) ||
+		    v->guest->deadline_tsc || v->guest->nvcpus > 1)
 			arm_backend(v, false, 0, rdtsc());
 		v->timer_dirty = false;
 		v->timer_exit = false;
@@ -213,63 +260,4 @@ int vcpu_timer_block(struct vcpu *v, bool if_set)
 	timer_host_disarm_all(tc);
 	v->timer_dirty = true;
 	return 0;
-}
-
-/*
- * The two fixed costs around the guest, on this CPU, measured rather than
- * guessed. The vCPU runs "RDTSC; VMCALL" at a scratch spot of its RAM a
- * few times, with the entry stub told to wait until a known TSC:
- * - entry_tsc: end of that wait -> the guest's RDTSC. An advanced timer's
- *   wait ends that much before its target.
- * - exit_tsc: the guest's RDTSC -> the stub's TSC at the exit. A register
- *   access happened that long before the stub saw its exit: TMICT starts
- *   counting, and TMCCT is read, at the access.
- * The smallest of the runs counts. Done after the guest is loaded and
- * before it runs; every vCPU of a guest calibrates at once, so each has
- * its own slot, and the guest's bytes there are put back afterwards.
- */
-#define CALIB_GPA   0x500u      /* + CALIB_SLOT per vCPU */
-#define CALIB_SLOT  16u
-#define CALIB_RUNS  8u
-_Static_assert(CALIB_GPA + CALIB_SLOT * TV_MAX_CPUS <= 0x600, "calibration slots overlap");
-
-void vcpu_timer_calibrate(struct vcpu *v)
-{
-	static const uint8_t code[] = { 0x0f, 0x31, 0x0f, 0x01, 0xc1 };  /* rdtsc; vmcall */
-	uint32_t gpa = CALIB_GPA + CALIB_SLOT * v->id;
-	uint8_t *p = guest_ram_ptr(v->guest, gpa, sizeof(code)), saved[sizeof(code)];
-	uint64_t best_entry = ~0ull, best_exit = ~0ull;
-
-	if (!p)
-		return;
-	memcpy(saved, p, sizeof(code));
-	memcpy(p, code, sizeof(code));
-	vcpu_reset_multiboot(v, gpa, 0);        /* flat 32-bit, paging off */
-	for (unsigned i = 0; i < CALIB_RUNS; i++) {
-		uint64_t start, guest;
-		bool entered;
-
-		vmwrite(VMCS_GUEST_RIP, gpa);
-		start = rdtsc() + 2000;
-		v->regs.spin_until = start;
-		entered = !vmx_run(&v->regs);
-		if (entered)
-			v->regs.launched = 1;
-		if (!entered || (uint16_t)vmread(VMCS_EXIT_REASON) != VMX_EXIT_VMCALL) {
-			pr_warn("guest %s: vcpu%u: entry calibration failed (exit %lu): timers "
-				"without entry/exit compensation", v->guest->spec->name, v->id,
-				(unsigned long)vmread(VMCS_EXIT_REASON));
-			best_entry = best_exit = 0;
-			break;
-		}
-		guest = (v->regs.gpr[GPR_RDX] << 32) | (uint32_t)v->regs.gpr[GPR_RAX];
-		best_entry = MIN(best_entry, guest - start);
-		best_exit = MIN(best_exit, v->regs.exit_tsc - guest);
-	}
-	memcpy(p, saved, sizeof(code));
-	v->entry_tsc = best_entry;
-	v->exit_tsc = best_exit;
-	pr_debug("guest %s: vcpu%u: %lu TSC cycles from the entry wait to the guest, %lu from the "
-		 "guest to the exit", v->guest->spec->name, v->id, (unsigned long)best_entry,
-		 (unsigned long)best_exit);
 }

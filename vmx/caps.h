@@ -64,6 +64,12 @@ struct vmx_caps {
  * otherwise c->unusable names the reason. */
 bool vmx_probe(struct vmx_caps *c);
 
+/* Whether a CPU with capabilities `ap` can run what tickvisor set up
+ * from `bsp`'s (vmx/caps_cmp.c); if not, `why` names the first thing the
+ * AP lacks. */
+bool vmx_caps_compatible(const struct vmx_caps *bsp, const struct vmx_caps *ap, char *why,
+			 size_t n);
+
 /* May `bit` of a control be 1 / must it be 1? */
 static inline bool vmx_ctl_allowed1(uint64_t ctl, uint32_t bit) { return ctl & BIT(32 + bit); }
 

@@ -29,6 +29,8 @@ struct vcpu_stats {
 	uint64_t exits[VMX_EXIT_NR];
 	uint64_t total;
 	uint64_t io_unhandled;          /* port accesses nobody emulates */
+	uint64_t unassigned_reads;      /* loads from unassigned memory (all ones) */
+	uint64_t unassigned_writes;     /* stores to it (dropped) */
 };
 
 struct vcpu {
@@ -101,6 +103,7 @@ struct guest {
 	bool ended;
 	int status;
 	uint64_t deadline_tsc;          /* time limit, 0: none */
+	uint32_t unassigned_logged;     /* unassigned accesses logged (rate limit) */
 };
 
 /* Ends the guest (first caller wins) with a status and a reason; the

@@ -8,7 +8,8 @@
  * the page at once. Every access is counted per vCPU (printed with the
  * guest's exit summary) and the first few are logged with address and
  * RIP. `mmio=strict` ends the guest instead; an instruction fetch always
- * does, since there is no instruction to run.
+ * does, since there is no instruction to run. RAM hidden from the shared
+ * EPT by another vCPU's APIC page is emulated as RAM.
  */
 #include "drivers/io.h"
 #include "drivers/string.h"
@@ -132,11 +133,48 @@ static int hole_strict(struct vcpu *v, uint64_t gpa, uint64_t qual)
 			 (unsigned long)gpa, (unsigned long)(v->guest->ram_size >> 20));
 }
 
+/*
+ * RAM the EPT does not map because another vCPU's APIC base is there
+ * (vmm/vapic.c): for this vCPU it is plain RAM, so the load or store is
+ * done on it. Only MOV and MOVZX: a string instruction here ends the
+ * guest rather than being half done.
+ */
+static int hidden_ram_access(struct vcpu *v, uint64_t gpa, uint64_t qual)
+{
+	struct mmio_insn in;
+	uint64_t val = 0;
+	uint8_t *p;
+
+	if (qual & EPT_QUAL_FETCH)
+		return vcpu_kill(v, GUEST_STATUS_BAD_ACCESS, "instruction fetch from guest-physical "
+				 "%#lx, another vCPU's APIC page", (unsigned long)gpa);
+	if (mmio_decode(v, &in, "RAM under another vCPU's APIC page"))
+		return -1;
+	p = guest_ram_ptr(v->guest, gpa, in.size);
+	if (in.str || !p)
+		return vcpu_kill(v, GUEST_STATUS_KILLED, "%s at guest-physical %#lx, RAM under "
+				 "another vCPU's APIC page: not emulated",
+				 in.str ? "string instruction" : "access crossing the end of RAM",
+				 (unsigned long)gpa);
+	if (in.write) {
+		val = insn_store_value(&in, in.has_imm ? 0 : mmio_get_gpr(v, in.reg));
+		memcpy(p, &val, in.size);
+	} else {
+		memcpy(&val, p, in.size);
+		mmio_put_load(v, &in, val);
+	}
+	v->exit.insn_len = in.len;
+	vcpu_skip_insn(v);
+	return 0;
+}
+
 int mmio_hole_access(struct vcpu *v, uint64_t gpa, uint64_t qual)
 {
 	bool write = qual & EPT_QUAL_WRITE;
 	struct mmio_insn in;
 
+	if (guest_ram_ptr(v->guest, gpa, 1))
+		return hidden_ram_access(v, gpa, qual);
 	if ((qual & EPT_QUAL_FETCH) || v->guest->spec->opts.mmio_strict)
 		return hole_strict(v, gpa, qual);
 	if (mmio_decode(v, &in, "unassigned memory"))

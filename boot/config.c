@@ -141,6 +141,14 @@ static int parse_option(struct cfg_ctx *x, struct tv_options *o,
 			return cfg_error(x, "min_period_us must be 0..1000000, not", val);
 		o->min_period_us = (uint32_t)n;
 		o->set |= OPT_SET_MIN_PERIOD;
+	} else if (!strcmp(key, "mmio")) {
+		if (!strcmp(val, "pc"))
+			o->mmio_strict = false;
+		else if (!strcmp(val, "strict"))
+			o->mmio_strict = true;
+		else
+			return cfg_error(x, "mmio must be pc or strict, not", val);
+		o->set |= OPT_SET_MMIO;
 	} else {
 		return 1;
 	}
@@ -390,6 +398,8 @@ static void options_overlay(struct tv_options *dst, const struct tv_options *src
 		dst->hlt = src->hlt;
 	if (src->set & OPT_SET_MIN_PERIOD)
 		dst->min_period_us = src->min_period_us;
+	if (src->set & OPT_SET_MMIO)
+		dst->mmio_strict = src->mmio_strict;
 	dst->set |= src->set;
 }
 

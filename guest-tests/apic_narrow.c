@@ -35,6 +35,14 @@ static void test_stores(void)
 	PAGE[LAPIC_TPR + 8] = 0x55;
 	report(apic_read(LAPIC_TPR) == 0x30, "a byte past the register changes nothing (%#x)",
 	       apic_read(LAPIC_TPR));
+	/* AH, CH, DH, BH are bits 15:8 of their register (SDM Vol. 2, "REX
+	 * Prefixes"); tickvisor once stored AL instead (issue 15.3). */
+	asm volatile("mov %%ah, (%1)" : : "a"(0x4010u), "D"(PAGE + LAPIC_TPR) : "memory");
+	report(apic_read(LAPIC_TPR) == 0x40, "store of AH sets TPR to bits 15:8 of EAX (%#x)",
+	       apic_read(LAPIC_TPR));
+	asm volatile("mov %%bh, (%1)" : : "b"(0x5020u), "D"(PAGE + LAPIC_TPR) : "memory");
+	report(apic_read(LAPIC_TPR) == 0x50, "store of BH sets TPR to bits 15:8 of EBX (%#x)",
+	       apic_read(LAPIC_TPR));
 	*(volatile uint64_t *)(PAGE + LAPIC_TDCR) = 0x0000000100000003ull;
 	report(apic_read(LAPIC_TDCR) == 0x3, "64-bit store into TDCR: its low 32 bits (%#x)",
 	       apic_read(LAPIC_TDCR));

@@ -277,6 +277,22 @@ uint64_t guest_exits(const struct guest *g, uint64_t reason)
 	return n;
 }
 
+/* Unassigned memory the guest read (all ones) or wrote (dropped). */
+static void guest_report_unassigned(const struct guest *g)
+{
+	uint64_t rd = 0, wr = 0;
+
+	for (uint32_t i = 0; i < g->nvcpus; i++) {
+		if (g->vcpus[i]) {
+			rd += g->vcpus[i]->stats.unassigned_reads;
+			wr += g->vcpus[i]->stats.unassigned_writes;
+		}
+	}
+	if (rd || wr)
+		pr_info("guest %s: unassigned memory: %lu reads (all ones), %lu writes (dropped)",
+			g->spec->name, (unsigned long)rd, (unsigned long)wr);
+}
+
 static void guest_report_exits(const struct guest *g)
 {
 	char line[400];
@@ -292,6 +308,7 @@ static void guest_report_exits(const struct guest *g)
 	}
 	pr_info("guest %s: %lu VM exits%s%s", g->spec->name, (unsigned long)total,
 		n ? ": " : "", n ? line : "");
+	guest_report_unassigned(g);
 	if (g->spec->opts.advance == ADVANCE_AUTO && g->vcpus[0])
 		pr_info("guest %s: timer advance settled at %lu TSC cycles running (%lu expiries), "
 			"%lu halted (%lu)", g->spec->name, (unsigned long)g->vcpus[0]->advance.tsc,

@@ -50,6 +50,7 @@ enum insn_prefix {
 #define OP_IMM          BIT(4)          /* source is an immediate; ModRM.reg must be 0 */
 #define OP_MOFFS        BIT(5)          /* accumulator and an address-size offset, no ModRM */
 #define OP_ZX           BIT(6)          /* zero-extending load */
+#define OP_STR          BIT(7)          /* string instruction, no ModRM */
 
 static const uint8_t op_one_byte[256] = {
 	[0x88] = OP_MOV | OP_BYTE | OP_WRITE,           /* MOV r/m8, r8 */
@@ -60,6 +61,12 @@ static const uint8_t op_one_byte[256] = {
 	[0xa1] = OP_MOV | OP_MOFFS,                     /* MOV eAX, moffs */
 	[0xa2] = OP_MOV | OP_BYTE | OP_MOFFS | OP_WRITE, /* MOV moffs8, AL */
 	[0xa3] = OP_MOV | OP_MOFFS | OP_WRITE,          /* MOV moffs, eAX */
+	[0xa4] = OP_MOV | OP_BYTE | OP_STR,             /* MOVSB */
+	[0xa5] = OP_MOV | OP_STR,                       /* MOVSW/D/Q */
+	[0xaa] = OP_MOV | OP_BYTE | OP_STR | OP_WRITE,  /* STOSB */
+	[0xab] = OP_MOV | OP_STR | OP_WRITE,            /* STOSW/D/Q */
+	[0xac] = OP_MOV | OP_BYTE | OP_STR,             /* LODSB */
+	[0xad] = OP_MOV | OP_STR,                       /* LODSW/D/Q */
 	[0xc6] = OP_MOV | OP_BYTE | OP_IMM | OP_WRITE,  /* MOV r/m8, imm8 */
 	[0xc7] = OP_MOV | OP_IMM | OP_WRITE,            /* MOV r/m, imm16/32 */
 };
@@ -78,6 +85,7 @@ struct insn_dec {
 	bool opsize;            /* 0x66 seen */
 	bool adsize;            /* 0x67 seen */
 	uint8_t rex;            /* REX immediately before the opcode, else 0 */
+	bool rep;               /* 0xf3 or 0xf2 seen */
 	const char *why;        /* reason of the first failure */
 };
 
@@ -119,7 +127,9 @@ static bool insn_is_rex(const struct insn_dec *d, uint64_t b)
  * Prefixes", a REX not immediately before the opcode is ignored. Segment
  * overrides do not matter (the exit gave the address). LOCK is accepted
  * without effect: MOV with LOCK raises #UD before any access, so it cannot
- * reach an EPT violation. REP/REPNE are reserved with MOV: refused.
+ * reach an EPT violation. REP/REPNE are kept for string instructions
+ * (both repeat MOVS, STOS and LODS: "REP/REPE/REPZ/REPNE/REPNZ—Repeat
+ * String Operation Prefix"); with MOV they are reserved, refused later.
  */
 static int insn_prefixes(struct insn_dec *d)
 {
@@ -143,7 +153,8 @@ static int insn_prefixes(struct insn_dec *d)
 		case PFX_FS: case PFX_GS: case PFX_LOCK:
 			break;
 		case PFX_REP: case PFX_REPNE:
-			return insn_fail(d, "rep prefix");
+			d->rep = true;
+			break;
 		default:
 			d->pos--;               /* the opcode */
 			return 0;
@@ -264,18 +275,34 @@ static int insn_modrm_form(struct insn_dec *d, uint8_t flags, struct mmio_insn *
 	return 0;
 }
 
+/* MOVS, STOS, LODS: operands implied, rAX the register one. MOVS both
+ * reads and writes; the exit qualification tells which access exited. */
+static void insn_string_op(const struct insn_dec *d, uint8_t op, struct mmio_insn *in)
+{
+	in->str = op <= 0xa5 ? INSN_STR_MOVS : op <= 0xab ? INSN_STR_STOS : INSN_STR_LODS;
+	in->rep = d->rep;
+	in->reg = 0;
+}
+
 static int insn_decode(struct insn_dec *d, struct mmio_insn *in)
 {
 	uint8_t flags;
 
 	if (insn_prefixes(d) || insn_opcode(d, &flags))
 		return -1;
+	if (d->rep && !(flags & OP_STR))
+		return insn_fail(d, "rep prefix");
 	if (insn_addr_size(d) == 2)
 		return insn_fail(d, "16-bit addressing");
+	in->addr_size = insn_addr_size(d);
 	in->write = flags & OP_WRITE;
 	in->zero_extend = flags & OP_ZX;
 	in->reg_size = (flags & OP_BYTE) && !(flags & OP_ZX) ? 1 : insn_op_size(d);
 	in->size = flags & OP_BYTE ? 1 : flags & OP_WORD ? 2 : in->reg_size;
+	if (flags & OP_STR) {
+		insn_string_op(d, d->code[d->pos - 1], in);
+		return 0;
+	}
 	if (flags & OP_MOFFS) {
 		in->reg = 0;            /* AL/AX/EAX/RAX */
 		return insn_take(d, insn_addr_size(d), NULL);
@@ -297,4 +324,11 @@ int insn_decode_mmio(const uint8_t *code, size_t avail, enum insn_mode mode,
 	in.len = d.pos;
 	*out = in;
 	return 0;
+}
+
+uint64_t insn_store_value(const struct mmio_insn *in, uint64_t gpr)
+{
+	uint64_t val = in->has_imm ? in->imm : in->high8 ? gpr >> 8 : gpr;
+
+	return in->size >= 8 ? val : val & ((1ull << (8 * in->size)) - 1);
 }

@@ -21,6 +21,15 @@ enum insn_mode {
 	INSN_MODE_64,           /* IA-32e mode with CS.L = 1 */
 };
 
+/* String instructions (SDM Vol. 2, "MOVS/MOVSB/...", "STOS/...", "LODS/..."):
+ * operands are [rSI] and [rDI], counted by rCX under REP. */
+enum insn_string {
+	INSN_STR_NONE,
+	INSN_STR_MOVS,          /* [rDI] <- [rSI] */
+	INSN_STR_STOS,          /* [rDI] <- rAX */
+	INSN_STR_LODS,          /* rAX <- [rSI] */
+};
+
 struct mmio_insn {
 	unsigned len;           /* total instruction length in bytes */
 	unsigned size;          /* memory access width in bytes: 1, 2, 4 or 8 */
@@ -34,6 +43,9 @@ struct mmio_insn {
 				 * the GPR holding the byte: 0..3 for AH, CH, DH, BH */
 	bool high8;             /* the byte is bits 15:8 of reg (no REX prefix) */
 	bool zero_extend;       /* MOVZX: load size bytes, zero-extend to reg_size */
+	enum insn_string str;   /* a string instruction (then reg is 0: rAX) */
+	bool rep;               /* ... with REP or REPNE: rCX elements */
+	unsigned addr_size;     /* address size in bytes: the width of rCX/rSI/rDI */
 };
 
 /*
@@ -43,6 +55,11 @@ struct mmio_insn {
  */
 int insn_decode_mmio(const uint8_t *code, size_t avail, enum insn_mode mode,
 		     struct mmio_insn *out, const char **why);
+
+/* The value a store writes, given the contents of GPR in->reg: the
+ * immediate, or the low in->size bytes of the register, or bits 15:8 of
+ * it for AH, CH, DH, BH. */
+uint64_t insn_store_value(const struct mmio_insn *in, uint64_t gpr);
 
 /* The mode from guest state: CR0.PE, RFLAGS.VM, and the CS access rights'
  * L and D/B bits (VM entry allows CS.L only for an IA-32e mode guest). */

@@ -13,6 +13,28 @@ static struct pool pool;
 static struct spinlock pool_lock;
 static uint64_t low_page;
 
+/*
+ * Keeps free slots in the pool's range table (vmm/pool.h): while fewer
+ * than POOL_TABLE_SLACK are left, the table doubles, taken from the pool
+ * itself, and the old one goes back to it. Called after every change
+ * under the lock, so no single change finds the table full.
+ */
+static void mem_table_reserve(void)
+{
+	uint64_t cap = 2ull * pool.cap, bytes = cap * sizeof(struct pool_range);
+	uint64_t old_bytes = (uint64_t)pool.cap * sizeof(struct pool_range);
+	struct pool_range *t, *old;
+
+	if (!pool_needs_table(&pool) || cap > UINT32_MAX)
+		return;
+	t = (struct pool_range *)pool_alloc(&pool, bytes, PAGE_SIZE, 0);
+	if (!t)
+		return;         /* no block that large: a free may drop, and counts it */
+	old = pool_set_table(&pool, t, (uint32_t)cap);
+	if (old)
+		pool_free(&pool, (uint64_t)old, old == t ? bytes : old_bytes);
+}
+
 static void add_type(const struct boot_info *bi, enum mem_type type)
 {
 	for (uint32_t i = 0; i < bi->nmem; i++) {
@@ -29,6 +51,7 @@ static void add_type(const struct boot_info *bi, enum mem_type type)
 		}
 		if (base < end)
 			pool_add(&pool, base, end - base);
+		mem_table_reserve();
 	}
 }
 
@@ -51,6 +74,7 @@ void *mem_try_alloc(uint64_t size, uint64_t align)
 
 	spin_lock(&pool_lock);
 	a = pool_alloc(&pool, size, align, 0);
+	mem_table_reserve();
 	spin_unlock(&pool_lock);
 	if (a)
 		memset((void *)a, 0, ALIGN_UP(size, PAGE_SIZE));
@@ -76,6 +100,7 @@ void mem_free(void *p, uint64_t size)
 {
 	spin_lock(&pool_lock);
 	pool_free(&pool, (uint64_t)p, size);
+	mem_table_reserve();
 	spin_unlock(&pool_lock);
 }
 

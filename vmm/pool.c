@@ -4,6 +4,8 @@
 void pool_init(struct pool *p)
 {
 	p->n = 0;
+	p->cap = POOL_MAX_RANGES;
+	p->r = p->first;
 	p->free_bytes = 0;
 	p->dropped_bytes = 0;
 }
@@ -17,7 +19,7 @@ static void pool_remove_at(struct pool *p, uint32_t i)
 
 static bool pool_insert_at(struct pool *p, uint32_t i, uint64_t base, uint64_t end)
 {
-	if (p->n == POOL_MAX_RANGES)
+	if (p->n == p->cap)
 		return false;
 	for (uint32_t j = p->n; j > i; j--)
 		p->r[j] = p->r[j - 1];
@@ -119,4 +121,17 @@ uint64_t pool_largest(const struct pool *p)
 	for (uint32_t i = 0; i < p->n; i++)
 		best = MAX(best, p->r[i].end - p->r[i].base);
 	return best;
+}
+
+struct pool_range *pool_set_table(struct pool *p, struct pool_range *table, uint32_t cap)
+{
+	struct pool_range *old = p->r;
+
+	if (cap <= p->n)
+		return table;
+	for (uint32_t i = 0; i < p->n; i++)
+		table[i] = p->r[i];
+	p->r = table;
+	p->cap = cap;
+	return old == p->first ? NULL : old;
 }

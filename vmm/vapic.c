@@ -97,6 +97,8 @@ void vapic_guest_init(struct guest *g)
 {
 	const char *why;
 
+	g->apic_access_gpa = ~0ull;
+	g->ept_pages_ram = g->ept.pages;
 	g->apicv = vapic_apicv_usable(g, &why);
 	if (g->apicv)
 		g->apic_access_page = mem_alloc(PAGE_SIZE);
@@ -131,24 +133,109 @@ static void msr_bitmap_x2apic(struct vcpu *v, bool x2apic_apicv, bool vid)
 	}
 }
 
-/* EPT at the guest's APIC base: the APIC-access page with APICv in xAPIC
- * mode, nothing otherwise (accesses exit as EPT violations), RAM again
- * where a base moved away from RAM. */
-static void ept_apic_page(struct vcpu *v, uint64_t gpa, bool apic_access)
+/*
+ * One EPT serves all vCPUs of a guest, but each vCPU has its own APIC base
+ * (SDM Vol. 3A, "Relocating the Local APIC Registers": the base is per
+ * processor). What the EPT maps at a page that is some vCPU's base:
+ * - the APIC-access page, when APICv is used and every vCPU's xAPIC sits
+ *   there (the usual case): the CPU virtualizes the accesses;
+ * - nothing otherwise: each access is an EPT violation, and the exit
+ *   handler asks the vCPU that made it whether the page is its APIC
+ *   (vcpu_apic_mmio_claims), else it is unassigned memory or RAM hidden
+ *   from the EPT (vmm/mmio_hole.c). A vCPU in x2APIC mode or with its APIC
+ *   disabled must not reach the APIC-access page: with "virtualize APIC
+ *   accesses" off for it, it would read and write that page as memory.
+ * A page no vCPU uses any more is RAM again, or nothing outside RAM.
+ */
+#define EPT_APIC_TABLES_PER_VCPU 4u     /* PDPT, PD, PT of one base, + a split */
+
+static void ept_apic_page_apply(struct vcpu *v, uint64_t gpa)
 {
 	struct guest *g = v->guest;
+	bool used = false, all = true;
 	uint64_t hpa = 0, flags = 0;
 
-	if (apic_access) {
+	for (uint32_t i = 0; i < g->nvcpus; i++) {
+		if (READ_ONCE(g->vcpus[i]->apic_mapped_base) == gpa)
+			used = true;
+		else
+			all = false;
+	}
+	if (used && all && g->apicv) {
 		hpa = (uint64_t)g->apic_access_page;
 		flags = EPT_RWX | EPT_MT_UC;
-	} else if (gpa < g->ram_size) {
-		hpa = (uint64_t)g->ram + gpa;
-		flags = EPT_RWX | EPT_MT_WB;
+		g->apic_access_gpa = gpa;
+	} else {
+		if (g->apic_access_gpa == gpa)
+			g->apic_access_gpa = ~0ull;
+		if (!used && gpa < g->ram_size) {
+			hpa = (uint64_t)g->ram + gpa;
+			flags = EPT_RWX | EPT_MT_WB;
+		}
 	}
-	if (!ept_map(&g->ept, gpa, hpa, PAGE_SIZE, flags))
-		guest_end(g, GUEST_STATUS_KILLED, "out of memory for EPT tables");
+	/* Unmapping frees the tables it empties (vmx/ept.c), so a guest
+	 * moving its base around holds tables for its current bases only;
+	 * the bound below is what that allows, a backstop. */
+	if (!ept_map(&g->ept, gpa, hpa, PAGE_SIZE, flags) ||
+	    g->ept.pages > g->ept_pages_ram + EPT_APIC_TABLES_PER_VCPU * g->nvcpus)
+		guest_end(g, GUEST_STATUS_KILLED, "out of EPT tables for APIC pages (%u held)",
+			  g->ept.pages);
+}
+
+/*
+ * INVEPT acts on the CPU that executes it. The other vCPUs of the guest
+ * flush in vapic_mode_sync() before their next entry: the kick makes a
+ * running one exit at once (its CPU's interrupts are off from the pending
+ * work checks to VM entry, so the IPI cannot be missed), one halted or
+ * waiting for SIPI flushes before it enters again.
+ */
+static void ept_flush_all(struct vcpu *v)
+{
+	struct guest *g = v->guest;
+
+	__atomic_add_fetch(&g->ept_gen, 1, __ATOMIC_SEQ_CST);
+	v->ept_gen_seen = g->ept_gen;
 	invept(INVEPT_SINGLE, g->eptp);
+	for (uint32_t i = 0; i < g->nvcpus; i++) {
+		struct vcpu *o = g->vcpus[i];
+
+		if (o != v) {
+			WRITE_ONCE(o->apic_mode_dirty, true);
+			vcpu_kick(o);
+		}
+	}
+}
+
+static void ept_flush_if_stale(struct vcpu *v)
+{
+	uint32_t gen = __atomic_load_n(&v->guest->ept_gen, __ATOMIC_SEQ_CST);
+
+	if (v->ept_gen_seen != gen) {
+		v->ept_gen_seen = gen;
+		invept(INVEPT_SINGLE, v->guest->eptp);
+	}
+}
+
+/* v's xAPIC base is now `base` (~0: not in xAPIC mode): publish it and
+ * bring the pages it left and reached up to date, for every vCPU. */
+static void ept_apic_base_moved(struct vcpu *v, uint64_t base)
+{
+	struct guest *g = v->guest;
+	uint64_t old = v->apic_mapped_base;
+
+	spin_lock(&g->ept_lock);
+	WRITE_ONCE(v->apic_mapped_base, base);
+	if (old != ~0ull && old != base)
+		ept_apic_page_apply(v, old);
+	if (base != ~0ull)
+		ept_apic_page_apply(v, base);
+	ept_flush_all(v);
+	spin_unlock(&g->ept_lock);
+}
+
+static uint64_t vapic_xapic_base(struct vlapic *l)
+{
+	return vlapic_mode(l) == VLAPIC_XAPIC ? vlapic_base_addr(l) : ~0ull;
 }
 
 static void apicv_controls(struct vcpu *v, enum vlapic_mode mode, bool vid)
@@ -161,38 +248,21 @@ static void apicv_controls(struct vcpu *v, enum vlapic_mode mode, bool vid)
 	vmwrite(VMCS_PROC_CTLS2, proc2);
 }
 
-/* Is another vCPU of the guest using the APIC page at gpa? */
-static bool base_shared(const struct vcpu *v, uint64_t gpa)
-{
-	for (uint32_t i = 0; i < v->guest->nvcpus; i++) {
-		const struct vcpu *o = v->guest->vcpus[i];
-
-		if (o && o != v && o->apic_mapped_base == gpa)
-			return true;
-	}
-	return false;
-}
-
 void vapic_mode_sync(struct vcpu *v)
 {
 	struct vlapic *l = v->lapic;
 	struct guest *g = v->guest;
 	enum vlapic_mode mode = vlapic_mode(l);
-	uint64_t base = mode == VLAPIC_XAPIC ? vlapic_base_addr(l) : ~0ull;
+	uint64_t base = vapic_xapic_base(l);
 	bool apicv = g->apicv;
 
-	v->apic_mode_dirty = false;
-	if (base != v->apic_mapped_base) {
-		/* vCPUs share the EPT: map or unmap under the guest's lock,
-		 * and leave a page alone while another vCPU still uses it. */
-		spin_lock(&g->ept_lock);
-		if (v->apic_mapped_base != ~0ull && !base_shared(v, v->apic_mapped_base))
-			ept_apic_page(v, v->apic_mapped_base, false);
-		if (base != ~0ull && !base_shared(v, base))
-			ept_apic_page(v, base, apicv);
-		v->apic_mapped_base = base;
-		spin_unlock(&g->ept_lock);
-	}
+	/* Cleared before the generation is read: a flush asked for after
+	 * this point sets it again. */
+	WRITE_ONCE(v->apic_mode_dirty, false);
+	if (base != v->apic_mapped_base)
+		ept_apic_base_moved(v, base);
+	else
+		ept_flush_if_stale(v);
 	/* Virtual-interrupt delivery only while the APIC is software-enabled:
 	 * the CPU's self-IPI virtualization does not look at SVR, and a
 	 * disabled APIC must not take fixed interrupts. Without it the same
@@ -216,8 +286,10 @@ void vapic_create(struct vcpu *v)
 	uint64_t min_period = (uint64_t)g->spec->opts.min_period_us * platform.tb.tsc_hz / 1000000;
 
 	v->lapic = l;
-	v->apic_mapped_base = ~0ull;
 	vlapic_init(l, v->id, &g->lapics, &vapic_ops, v, platform.tb.apic_div, min_period);
+	/* Published before any vCPU runs, so the first to map its page
+	 * sees where all the others' are. */
+	v->apic_mapped_base = vapic_xapic_base(l);
 	/* The guest's physical-address width (CPUID is passed through). */
 	l->maxphyaddr = (uint8_t)cpuid(0x80000008, 0).eax;
 	/* Published last: from here on other vCPUs' IPIs may reach it. */
@@ -240,6 +312,12 @@ void vapic_vcpu_init(struct vcpu *v)
 		vmwrite(VMCS_GUEST_INTR_STATUS, 0);
 		vapic_pi_init(v);
 	}
+	/* The EPT at this vCPU's (published) base, once. */
+	spin_lock(&g->ept_lock);
+	if (v->apic_mapped_base != ~0ull)
+		ept_apic_page_apply(v, v->apic_mapped_base);
+	ept_flush_all(v);
+	spin_unlock(&g->ept_lock);
 	vapic_mode_sync(v);
 }
 

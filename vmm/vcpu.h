@@ -29,6 +29,8 @@ struct vcpu_stats {
 	uint64_t exits[VMX_EXIT_NR];
 	uint64_t total;
 	uint64_t io_unhandled;          /* port accesses nobody emulates */
+	uint64_t unassigned_reads;      /* loads from unassigned memory (all ones) */
+	uint64_t unassigned_writes;     /* stores to it (dropped) */
 };
 
 struct vcpu {
@@ -42,7 +44,8 @@ struct vcpu {
 	bool intr_state_valid;          /* ... read (or written) since the last exit */
 	bool injecting;                 /* VM-entry interruption info set since the exit */
 	uint8_t *msr_bitmap;            /* per vCPU: its APIC mode shapes the x2APIC range */
-	uint64_t apic_mapped_base;      /* APIC page mapped (or unmapped) in EPT, ~0: none */
+	uint64_t apic_mapped_base;      /* xAPIC base published to the shared EPT, ~0: none */
+	uint32_t ept_gen_seen;          /* guest's ept_gen at this vCPU's last INVEPT */
 	bool apic_mode_dirty;           /* APIC mode/base changed: vapic_mode_sync() */
 	bool timer_dirty;               /* timer target moved: re-arm the backend */
 	enum timer_kind timer_kind;     /* backend serving this vCPU's APIC timer */
@@ -97,10 +100,14 @@ struct guest {
 	struct guest_devices dev;
 	struct spinlock lock;           /* guards ended/status */
 	struct spinlock ept_lock;       /* EPT changes after start (APIC page) */
+	uint64_t apic_access_gpa;       /* APICv: where EPT maps apic_access_page, ~0: nowhere */
+	uint32_t ept_gen;               /* bumped by every EPT change after start */
+	uint32_t ept_pages_ram;         /* EPT table pages once RAM was mapped */
 	uint32_t entry, mbi;            /* Multiboot entry point and boot info */
 	bool ended;
 	int status;
 	uint64_t deadline_tsc;          /* time limit, 0: none */
+	uint32_t unassigned_logged;     /* unassigned accesses logged (rate limit) */
 };
 
 /* Ends the guest (first caller wins) with a status and a reason; the

@@ -9,10 +9,31 @@ static unsigned idx(uint64_t gpa, unsigned level)   /* level 3 = PML4 ... 0 = PT
 	return (gpa >> (12 + 9 * level)) & (EPT_ENTRIES - 1);
 }
 
+static void *ept_alloc(struct ept *e)
+{
+	void *t = e->alloc_page(e->ctx);
+
+	if (t)
+		e->pages++;
+	return t;
+}
+
+static void ept_free(struct ept *e, void *t)
+{
+	e->free_page(e->ctx, t);
+	e->pages--;
+}
+
 bool ept_init(struct ept *e)
 {
-	e->pml4 = e->alloc_page(e->ctx);
+	e->pages = 0;
+	e->pml4 = ept_alloc(e);
 	return e->pml4 != NULL;
+}
+
+static bool present(uint64_t pte)
+{
+	return pte & EPT_RWX;
 }
 
 /* Table below entry *pte, allocated on first use. A 2 MiB leaf in the
@@ -22,9 +43,9 @@ static uint64_t *next_table(struct ept *e, uint64_t *pte)
 {
 	uint64_t *t;
 
-	if ((*pte & EPT_RWX) && !(*pte & EPT_LARGE))
+	if (present(*pte) && !(*pte & EPT_LARGE))
 		return (uint64_t *)(*pte & EPT_ADDR);
-	if (!(t = e->alloc_page(e->ctx)))
+	if (!(t = ept_alloc(e)))
 		return NULL;
 	if (*pte & EPT_LARGE) {
 		uint64_t base = *pte & EPT_ADDR, attr = *pte & ~EPT_ADDR & ~EPT_LARGE;
@@ -38,21 +59,55 @@ static uint64_t *next_table(struct ept *e, uint64_t *pte)
 
 static void free_level(struct ept *e, uint64_t *t, unsigned level);
 
+static bool table_empty(const uint64_t *t)
+{
+	for (unsigned i = 0; i < EPT_ENTRIES; i++)
+		if (t[i])
+			return false;
+	return true;
+}
+
+/*
+ * After an unmap: tables left without any entry are freed, bottom up
+ * (never the PML4), so a guest that maps and unmaps pages all over its
+ * address space (an APIC base moved around) holds tables only for what is
+ * mapped now. path[level] is the entry pointing to the table of `level`.
+ */
+static void prune(struct ept *e, uint64_t *const *path, unsigned leaf)
+{
+	for (unsigned level = leaf; level < 3; level++) {
+		uint64_t *t = (uint64_t *)(*path[level] & EPT_ADDR);
+
+		if (!table_empty(t))
+			return;
+		*path[level] = 0;
+		ept_free(e, t);
+	}
+}
+
 static bool map_one(struct ept *e, uint64_t gpa, uint64_t hpa, unsigned leaf, uint64_t flags)
 {
-	uint64_t *t = e->pml4, old;
+	uint64_t *t = e->pml4, *path[3], old;
 
 	for (unsigned level = 3; level > leaf; level--) {
-		t = next_table(e, &t[idx(gpa, level)]);
+		uint64_t *pte = &t[idx(gpa, level)];
+
+		/* Nothing mapped below: nothing to unmap, no table to make. */
+		if (!flags && !present(*pte))
+			return true;
+		path[level - 1] = pte;
+		t = next_table(e, pte);
 		if (!t)
 			return false;
 	}
 	old = t[idx(gpa, leaf)];
-	t[idx(gpa, leaf)] = hpa | flags | (leaf ? EPT_LARGE : 0);
+	t[idx(gpa, leaf)] = flags ? hpa | flags | (leaf ? EPT_LARGE : 0) : 0;
 	/* A 2 MiB leaf (or unmap) that replaced a page table frees it:
 	 * nothing points to it any more, and ept_destroy would miss it. */
-	if (leaf && (old & EPT_RWX) && !(old & EPT_LARGE))
+	if (leaf && present(old) && !(old & EPT_LARGE))
 		free_level(e, (uint64_t *)(old & EPT_ADDR), leaf - 1);
+	if (!flags)
+		prune(e, path, leaf);
 	return true;
 }
 
@@ -82,9 +137,9 @@ static void free_level(struct ept *e, uint64_t *t, unsigned level)
 {
 	if (level > 0)
 		for (unsigned i = 0; i < EPT_ENTRIES; i++)
-			if ((t[i] & EPT_RWX) && !(t[i] & EPT_LARGE))
+			if (present(t[i]) && !(t[i] & EPT_LARGE))
 				free_level(e, (uint64_t *)(t[i] & EPT_ADDR), level - 1);
-	e->free_page(e->ctx, t);
+	ept_free(e, t);
 }
 
 void ept_destroy(struct ept *e)

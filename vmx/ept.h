@@ -30,12 +30,14 @@ struct ept {
 	void *(*alloc_page)(void *ctx);         /* zeroed 4 KiB page or NULL */
 	void (*free_page)(void *ctx, void *page);
 	void *ctx;
+	uint32_t pages;                         /* table pages held now */
 };
 
 /* Returns false when a table page could not be allocated. */
 bool ept_init(struct ept *e);
 /* Maps [gpa, gpa+size) to hpa; flags 0 unmaps. Remapping inside a 2 MiB
- * mapping splits it (the caller flushes with INVEPT). */
+ * mapping splits it (the caller flushes with INVEPT). Unmapping allocates
+ * nothing and frees the tables it leaves empty. */
 bool ept_map(struct ept *e, uint64_t gpa, uint64_t hpa, uint64_t size, uint64_t flags);
 uint64_t ept_pointer(const struct ept *e);
 /* Frees every table page (not the mapped memory). */

@@ -355,6 +355,24 @@ static void test_comments_crlf(void **state)
 	expect_err("\n\n\n\nguest a img\nguest a img2", 6, "duplicate guest name 'a'");
 }
 
+/* mmio= (unassigned memory: PC behaviour or end the guest), global and
+ * per guest; a guest line beats the global value. */
+static void test_mmio_option(void **state)
+{
+	parse_ok("guest a img\nguest b img mmio=strict\n");
+	config_resolve(&cfg, NULL, LOG_INFO, false);
+	assert_false(cfg.opts.mmio_strict);
+	assert_false(cfg.guests[0].opts.mmio_strict);
+	assert_true(cfg.guests[1].opts.mmio_strict);
+	parse_ok("mmio=strict\nguest a img\nguest b img mmio=pc\n");
+	config_resolve(&cfg, NULL, LOG_INFO, false);
+	assert_int_equal(cfg.opts.set, OPT_SET_MMIO);
+	assert_true(cfg.guests[0].opts.mmio_strict);
+	assert_false(cfg.guests[1].opts.mmio_strict);
+	expect_err("mmio=loose", 1, "mmio must be pc or strict, not 'loose'");
+	expect_err("guest a img mmio=", 1, "mmio must be pc or strict, not ''");
+}
+
 /* --- precedence -------------------------------------------------------- */
 
 static void test_resolve(void **state)
@@ -766,6 +784,7 @@ int main(void)
 		cmocka_unit_test(test_errors_basic),
 		cmocka_unit_test(test_errors_limits),
 		cmocka_unit_test(test_fuzz),
+		cmocka_unit_test(test_mmio_option),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

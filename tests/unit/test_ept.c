@@ -338,6 +338,81 @@ static void test_unmap(void **state)
 	teardown(&e, &c);
 }
 
+/* Unmapping where nothing is mapped allocates no table (issue 15.1: every
+ * APIC base moved to a new hole used to cost a PD and a PT). */
+static void test_unmap_allocates_nothing(void **state)
+{
+	struct pages c;
+	struct ept e;
+
+	setup(&e, &c, -1);
+	assert_true(ept_init(&e));
+	assert_true(ept_map(&e, 64 * GiB + PG, 0, PG, 0));
+	assert_true(ept_map(&e, 0xfee00000, 0, PG, 0));
+	assert_true(ept_map(&e, 4 * GiB, 0, 2 * BIG, 0));
+	assert_int_equal(c.allocs, 1);
+	assert_int_equal(e.pages, 1);
+	teardown(&e, &c);
+}
+
+/* Tables an unmap leaves empty are freed bottom up; tables still holding
+ * an entry stay. */
+static void test_unmap_prunes(void **state)
+{
+	struct pages c;
+	struct ept e;
+
+	setup(&e, &c, -1);
+	assert_true(ept_init(&e));
+	assert_true(ept_map(&e, 0, HPA, 2 * BIG, WB));          /* RAM: PDPT, PD */
+	assert_int_equal(e.pages, 3);
+	assert_true(ept_map(&e, 5 * GiB + 3 * PG, HPA, PG, WB));        /* PD, PT */
+	assert_true(ept_map(&e, 5 * GiB + 9 * PG, HPA + PG, PG, WB));
+	assert_int_equal(e.pages, 5);
+	assert_true(ept_map(&e, 5 * GiB + 3 * PG, 0, PG, 0));
+	assert_int_equal(e.pages, 5);                           /* the PT holds another page */
+	expect_map(&e, &c, 5 * GiB + 9 * PG, HPA + PG, PG, WB, 0);
+	assert_true(ept_map(&e, 5 * GiB + 9 * PG, 0, PG, 0));
+	assert_int_equal(e.pages, 3);
+	assert_int_equal(c.nlive, 3);
+	expect_unmapped(&e, &c, 5 * GiB, BIG);
+	expect_map(&e, &c, 0, HPA, 2 * BIG, WB, 1);
+	/* A page split out of a RAM leaf and unmapped: the PT keeps the rest. */
+	assert_true(ept_map(&e, BIG + PG, 0, PG, 0));
+	assert_int_equal(e.pages, 4);
+	expect_map(&e, &c, BIG + 2 * PG, HPA + BIG + 2 * PG, PG, WB, 0);
+	teardown(&e, &c);
+}
+
+/*
+ * The APIC page mapped at 1,500 bases in different 2 MiB regions, one
+ * after the other (map the new base, unmap the old one): tables are
+ * reused or freed, the guest never holds more than one base's worth.
+ */
+static void test_relocation_storm(void **state)
+{
+	uint64_t old = 0;
+	struct pages c;
+	struct ept e;
+
+	setup(&e, &c, -1);
+	assert_true(ept_init(&e));
+	assert_true(ept_map(&e, 0, HPA, BIG, WB));
+	for (unsigned i = 0; i < 1500; i++) {
+		uint64_t base = 4 * GiB + (uint64_t)i * BIG;
+
+		assert_true(ept_map(&e, base, HPA + BIG, PG, EPT_RWX | EPT_MT_UC));
+		if (old)
+			assert_true(ept_map(&e, old, 0, PG, 0));
+		old = base;
+		assert_true(e.pages <= 3 + 3);
+	}
+	assert_true(ept_map(&e, old, 0, PG, 0));
+	assert_int_equal(e.pages, 3);
+	assert_int_equal(c.nlive, 3);
+	teardown(&e, &c);
+}
+
 /* A 2 MiB leaf (or unmap) over a range mapped with 4 KiB leaves replaces
  * the page table: it is freed then, not leaked until ept_destroy. */
 static void test_large_over_small(void **state)
@@ -358,7 +433,8 @@ static void test_large_over_small(void **state)
 	assert_int_equal(c.nlive, 4);
 	assert_true(ept_map(&e, 0, 0, BIG, 0));
 	expect_unmapped(&e, &c, 0, BIG);
-	assert_int_equal(c.nlive, 3);
+	/* The PT, and the PD and PDPT left empty by it: only the PML4. */
+	assert_int_equal(c.nlive, 1);
 	teardown(&e, &c);
 }
 
@@ -463,6 +539,9 @@ int main(void)
 		cmocka_unit_test(test_split_large),
 		cmocka_unit_test(test_split_keeps_permissions),
 		cmocka_unit_test(test_unmap),
+		cmocka_unit_test(test_unmap_allocates_nothing),
+		cmocka_unit_test(test_unmap_prunes),
+		cmocka_unit_test(test_relocation_storm),
 		cmocka_unit_test(test_large_over_small),
 		cmocka_unit_test(test_alloc_failure),
 		cmocka_unit_test(test_alloc_failure_everywhere),

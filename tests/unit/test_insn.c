@@ -298,7 +298,8 @@ static bool same_insn(const struct mmio_insn *a, const struct mmio_insn *b)
 {
 	return a->len == b->len && a->size == b->size && a->reg_size == b->reg_size &&
 	       a->write == b->write && a->has_imm == b->has_imm && a->imm == b->imm &&
-	       a->reg == b->reg && a->high8 == b->high8 && a->zero_extend == b->zero_extend;
+	       a->reg == b->reg && a->high8 == b->high8 && a->zero_extend == b->zero_extend &&
+	       a->str == b->str && a->rep == b->rep && a->addr_size == b->addr_size;
 }
 
 static void test_fuzz(void **state)
@@ -321,7 +322,7 @@ static void test_fuzz(void **state)
 			continue;
 		}
 		ok++;
-		assert_true(in.len >= 2 && in.len <= avail && in.len <= INSN_MAX_LEN);
+		assert_true(in.len >= (in.str ? 1u : 2u) && in.len <= avail && in.len <= INSN_MAX_LEN);
 		assert_true(in.size == 1 || in.size == 2 || in.size == 4 || in.size == 8);
 		assert_true(in.reg_size >= in.size && in.reg_size <= 8);
 		assert_true(in.reg >= -1 && in.reg <= 15);
@@ -335,6 +336,82 @@ static void test_fuzz(void **state)
 	assert_true(ok > 1000);
 }
 
+/* String instructions: operand size from the opcode and prefixes, REP
+ * and REPNE both repeat (SDM Vol. 2, "REP/REPE/REPZ/REPNE/REPNZ"), the
+ * address size picks rCX/rSI/rDI's width. */
+static void test_strings(void **state)
+{
+	static const struct {
+		const char *text;
+		enum insn_mode mode;
+		const char *code;
+		size_t n;
+		enum insn_string str;
+		unsigned size, addr_size;
+		bool rep, write;
+	} s[] = {
+		{ "rep stos %al,%es:(%rdi)", M64, ENC("\xf3\xaa"), INSN_STR_STOS, 1, 8, true, true },
+		{ "rep stos %rax,%es:(%rdi)", M64, ENC("\xf3\x48\xab"), INSN_STR_STOS, 8, 8, true, true },
+		{ "stos %eax,%es:(%edi)", M32, ENC("\xab"), INSN_STR_STOS, 4, 4, false, true },
+		{ "rep movsl (%esi),%es:(%edi)", M32, ENC("\xf3\xa5"), INSN_STR_MOVS, 4, 4, true, false },
+		{ "rep movsb (%esi),%es:(%edi) addr32", M64, ENC("\xf3\x67\xa4"), INSN_STR_MOVS, 1, 4,
+		  true, false },
+		{ "repnz movsw", M64, ENC("\xf2\x66\xa5"), INSN_STR_MOVS, 2, 8, true, false },
+		{ "lods %ds:(%esi),%eax", M32, ENC("\xad"), INSN_STR_LODS, 4, 4, false, false },
+		{ "rep lods %ds:(%rsi),%al", M64, ENC("\xf3\xac"), INSN_STR_LODS, 1, 8, true, false },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(s); i++) {
+		const char *why = NULL;
+		struct mmio_insn in;
+
+		if (decode_exact(s[i].code, s[i].n, s[i].mode, &in, &why))
+			fail_msg("%s: rejected: %s", s[i].text, why);
+		if (in.len != s[i].n || in.str != s[i].str || in.size != s[i].size ||
+		    in.addr_size != s[i].addr_size || in.rep != s[i].rep || in.write != s[i].write ||
+		    in.reg != 0 || in.has_imm)
+			fail_msg("%s: len %u str %d size %u addr %u rep %d write %d reg %d", s[i].text,
+				 in.len, in.str, in.size, in.addr_size, in.rep, in.write, in.reg);
+	}
+}
+
+/*
+ * The value a store writes: AH, CH, DH, BH are bits 15:8 of rAX..rBX
+ * (SDM Vol. 2, "REX Prefixes", byte registers without REX); the low byte
+ * would be AL..BL, what tickvisor wrote before (issue 15.3).
+ */
+static void test_store_value(void **state)
+{
+	static const struct {
+		const char *text;
+		enum insn_mode mode;
+		const char *code;
+		size_t n;
+		uint64_t gpr, want;
+	} s[] = {
+		{ "mov %ah,(%rdi)", M64, ENC("\x88\x27"), 0x1234, 0x12 },
+		{ "mov %ch,0xfee00300", M32, ENC("\x88\x2d\x00\x03\xe0\xfe"), 0xabcd, 0xab },
+		{ "mov %bh,(%edi)", M32, ENC("\x88\x3f"), 0xffff80ff, 0x80 },
+		{ "mov %spl,(%rdi)", M64, ENC("\x40\x88\x27"), 0x1234, 0x34 },
+		{ "mov %al,(%rdi)", M64, ENC("\x88\x07"), 0x1234, 0x34 },
+		{ "mov %dx,0x10(%esi)", M32, ENC("\x66\x89\x56\x10"), 0x12345678, 0x5678 },
+		{ "mov %eax,0xfee00300", M32, ENC("\xa3\x00\x03\xe0\xfe"), 0x1122334455ull, 0x22334455 },
+		{ "mov %rax,(%rdi)", M64, ENC("\x48\x89\x07"), 0x1122334455ull, 0x1122334455ull },
+		{ "movb $0x5a,(%rdi)", M64, ENC("\xc6\x07\x5a"), 0x1234, 0x5a },
+		{ "movq $-1,(%rdi)", M64, ENC("\x48\xc7\x07\xff\xff\xff\xff"), 0, ~0ull },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(s); i++) {
+		struct mmio_insn in;
+
+		assert_int_equal(decode_exact(s[i].code, s[i].n, s[i].mode, &in, NULL), 0);
+		if (insn_store_value(&in, s[i].gpr) != s[i].want)
+			fail_msg("%s: stores %#llx, not %#llx", s[i].text,
+				 (unsigned long long)insn_store_value(&in, s[i].gpr),
+				 (unsigned long long)s[i].want);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -345,6 +422,8 @@ int main(void)
 		cmocka_unit_test(test_too_long_beats_truncated),
 		cmocka_unit_test(test_mode_of),
 		cmocka_unit_test(test_fuzz),
+		cmocka_unit_test(test_strings),
+		cmocka_unit_test(test_store_value),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,6 +9,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "vmm/pool.h"
@@ -349,6 +350,91 @@ static void test_free_when_table_full(void **state)
 	check_invariants(p);
 }
 
+/* A larger table handed in: the ranges move over, the table the pool
+ * no longer uses comes back to the caller, and more ranges fit. */
+static void test_set_table(void **state)
+{
+	struct pool *p = &pool;
+	struct pool_range *t1 = calloc(2 * POOL_MAX_RANGES, sizeof(*t1));
+	struct pool_range *t2 = calloc(4 * POOL_MAX_RANGES, sizeof(*t2));
+	const uint64_t top = 0x1000000 + POOL_MAX_RANGES * 0x10000;
+
+	assert_non_null(t1);
+	assert_non_null(t2);
+	fill_table(p);
+	assert_true(pool_needs_table(p));
+	assert_ptr_equal(pool_set_table(p, t1, POOL_MAX_RANGES), t1);   /* too small: refused */
+	assert_null(pool_set_table(p, t1, 2 * POOL_MAX_RANGES));         /* was first[] */
+	assert_false(pool_needs_table(p));
+	check_invariants(p);
+	assert_int_equal(p->r[0].base, 0x1000000 + PG);
+	/* The range that was dropped with the pool's own table now fits. */
+	pool_add(p, top + 0x10000, 2 * PG);
+	assert_int_equal(p->n, POOL_MAX_RANGES + 1);
+	assert_int_equal(p->dropped_bytes, 0);
+	assert_ptr_equal(pool_set_table(p, t2, 4 * POOL_MAX_RANGES), t1);
+	free(t1);
+	check_invariants(p);
+	assert_int_equal(p->free_bytes, (POOL_MAX_RANGES * 3 + 2) * PG);
+	pool_init(p);
+	free(t2);
+}
+
+/* The owner's side (vmm/mem.c): a table twice as large whenever few
+ * slots are left. Host memory here; mem.c takes it from the pool. */
+static void owner_reserve(struct pool *p)
+{
+	struct pool_range *t, *old;
+
+	if (!pool_needs_table(p))
+		return;
+	t = calloc(2 * (size_t)p->cap, sizeof(*t));
+	assert_non_null(t);
+	old = pool_set_table(p, t, 2 * p->cap);
+	free(old);
+}
+
+/*
+ * Issue 15.1: 1,500 single pages allocated in a row (a guest's EPT tables)
+ * and freed in another order (ept_destroy goes by guest address). Every
+ * other page freed first leaves 750 separate ranges: more than the 256 of
+ * a fixed table, which dropped the frees beyond it for good (and with
+ * them, later, the 2 MiB-aligned blocks guests need). With the owner
+ * growing the table, nothing is dropped and the pool ends as it began.
+ */
+static void test_out_of_order_frees_keep_memory(void **state)
+{
+	static uint64_t a[1500];
+	struct pool *p = &pool;
+	const uint32_t n = ARRAY_SIZE(a);
+
+	pool_init(p);
+	pool_add(p, 0x100000, 64 * MiB);
+	for (uint32_t i = 0; i < n; i++) {
+		a[i] = pool_alloc(p, PG, PG, 0);
+		assert_int_not_equal(a[i], 0);
+		owner_reserve(p);
+	}
+	for (uint32_t i = 0; i < n; i += 2) {           /* every other page */
+		pool_free(p, a[i], PG);
+		owner_reserve(p);
+	}
+	assert_int_equal(p->n, n / 2 + 1);
+	assert_true(p->n > POOL_MAX_RANGES);
+	assert_int_equal(p->dropped_bytes, 0);
+	check_invariants(p);
+	for (uint32_t i = 0; i < n / 2; i++) {          /* the rest, scattered */
+		pool_free(p, a[1 + 2 * (i * 577 % (n / 2))], PG);
+		owner_reserve(p);
+	}
+	assert_int_equal(p->dropped_bytes, 0);
+	EXPECT(p, 0x100000, 0x100000 + 64 * MiB);
+	/* and a 64 MiB, 2 MiB-aligned block is there again */
+	assert_int_equal(pool_alloc(p, 62 * MiB, 2 * MiB, 0), 0x200000);
+	free(p->r == p->first ? NULL : p->r);
+	pool_init(p);
+}
+
 static void test_largest(void **state)
 {
 	struct pool *p = &pool;
@@ -636,6 +722,8 @@ int main(void)
 		cmocka_unit_test(test_alloc_when_table_full),
 		cmocka_unit_test(test_free_when_table_full),
 		cmocka_unit_test(test_largest),
+		cmocka_unit_test(test_set_table),
+		cmocka_unit_test(test_out_of_order_frees_keep_memory),
 		cmocka_unit_test(test_free_all_restores),
 		cmocka_unit_test(test_random_model),
 	};

@@ -49,6 +49,7 @@ struct tv_options {
 	bool apicv;                     /* use APIC virtualization when present */
 	enum hlt_policy hlt;
 	uint32_t min_period_us;         /* minimum periodic LAPIC timer period */
+	bool x2apic;                    /* offer x2APIC mode (CPUID.1:ECX[21]) */
 	uint32_t set;                   /* OPT_SET_* bits */
 };
 
@@ -57,6 +58,7 @@ struct tv_options {
 #define OPT_SET_APICV       BIT(2)
 #define OPT_SET_HLT         BIT(3)
 #define OPT_SET_MIN_PERIOD  BIT(4)
+#define OPT_SET_X2APIC      BIT(5)
 
 struct guest_module {
 	char path[TV_PATH_LEN];         /* as written in the config */

@@ -11,6 +11,7 @@
 #include "vmm/exit.h"
 #include "vmm/guest.h"
 #include "vmm/vcpu_run.h"
+#include "vmm/vcpu_xstate.h"
 #include "vmx/vmx.h"
 
 uint64_t vcpu_interruptibility(struct vcpu *v)
@@ -151,7 +152,9 @@ void vcpu_run(struct vcpu *v)
 			vapic_mode_sync(v);
 		vcpu_timer_before_entry(v);
 		vapic_inject(v);
+		vcpu_xcr0_load_guest(v);
 		r = vmx_run(&v->regs);
+		vcpu_xcr0_load_host(v);
 		if (unlikely(r)) {
 			unsigned err = r == 2 ? (unsigned)vmread(VMCS_INSN_ERROR) : 0;
 

@@ -13,7 +13,9 @@
 #include "vmm/multiboot.h"
 #include "vmm/percpu.h"
 #include "vmm/platform.h"
+#include "vmm/msr.h"
 #include "vmm/vcpu_setup.h"
+#include "vmm/vcpu_xstate.h"
 #include "vmx/vmx.h"
 
 extern char vmx_exit[];
@@ -210,6 +212,13 @@ void vcpu_reset_sipi(struct vcpu *v, uint8_t vector)
 	v->regs.gpr[GPR_RDX] = cpuid(1, 0).eax;     /* processor signature */
 }
 
+/* What a guest starting on this CPU must not inherit from the last one. */
+static void vcpu_reset_cpu_state(struct vcpu *v)
+{
+	vcpu_xstate_reset(v);
+	v->misc_enable = MISC_ENABLE_RESET;
+}
+
 bool vcpu_setup_vmcs(struct vcpu *v, char *err, size_t errlen)
 {
 	struct guest *g = v->guest;
@@ -227,6 +236,7 @@ bool vcpu_setup_vmcs(struct vcpu *v, char *err, size_t errlen)
 	v->entry_ctls = ctls.entry;
 	v->proc_ctls = ctls.proc;
 	v->lma_by_hw = platform.vmx.misc & BIT(5);
+	vcpu_reset_cpu_state(v);        /* before the host state: it may set CR4.OSXSAVE */
 	write_host_state();
 	write_fixed_guest_state();
 	write_cr_masks(v);

@@ -22,6 +22,7 @@ extern char vmx_exit[];
 
 #define PAT_POWER_ON   0x0007040600070406ull
 #define DR7_INIT       0x400ull
+#define DR6_INIT       0xffff0ff0ull
 #define RFLAGS_FIXED   BIT(1)
 
 /* Data segments in the guest: present, writable, accessed, 32-bit, 4 KiB granular. */
@@ -44,9 +45,12 @@ static bool fit_controls(const struct guest *g, struct vmx_ctls *out, char *err,
 		.proc = BIT(PROC_UNCOND_IO_EXIT) | BIT(PROC_MSR_BITMAPS) | BIT(PROC_SECONDARY) |
 			BIT(PROC_TSC_OFFSET) | tpr,
 		.proc2 = BIT(PROC2_EPT) | BIT(PROC2_UNRESTRICTED),
+		/* DR7 and IA32_DEBUGCTL are the guest's only through the
+		 * VMCS: without these, every VM exit would reset DR7 to 0x400
+		 * under the guest. */
 		.exit = BIT(EXIT_HOST_ADDR64) | BIT(EXIT_ACK_INTR) | BIT(EXIT_SAVE_EFER) |
-			BIT(EXIT_LOAD_EFER),
-		.entry = BIT(ENTRY_LOAD_EFER),
+			BIT(EXIT_LOAD_EFER) | BIT(EXIT_SAVE_DEBUG),
+		.entry = BIT(ENTRY_LOAD_EFER) | BIT(ENTRY_LOAD_DEBUG),
 	};
 	const struct vmx_ctls want = {
 		.pin = 0,
@@ -212,9 +216,38 @@ void vcpu_reset_sipi(struct vcpu *v, uint8_t vector)
 	v->regs.gpr[GPR_RDX] = cpuid(1, 0).eax;     /* processor signature */
 }
 
+/* MSRs the MSR bitmap passes through keep, in the CPU, what the last
+ * guest on it wrote (VMX switches none of them): back to their power-up
+ * value 0 (SDM Vol. 3A, "Processor State After Reset"). TSC_AUX only
+ * where RDTSCP (and so the MSR) exists. */
+static void reset_passthrough_msrs(void)
+{
+	static const uint32_t zeroed[] = {
+		MSR_STAR, MSR_LSTAR, MSR_CSTAR, MSR_SFMASK, MSR_KERNEL_GS_BASE,
+	};
+
+	for (unsigned i = 0; i < ARRAY_SIZE(zeroed); i++)
+		wrmsr(zeroed[i], 0);
+	if (cpuid(0x80000001, 0).edx & BIT(27))
+		wrmsr(MSR_TSC_AUX, 0);
+}
+
+/* DR0-DR3 and DR6 are the guest's in the CPU too (MOV DR does not exit);
+ * DR7 lives in the VMCS (write_fixed_guest_state). Power-up values. */
+static void reset_debug_regs(void)
+{
+	uint64_t zero = 0, dr6 = DR6_INIT;
+
+	__asm__ volatile("mov %0, %%dr0\n\tmov %0, %%dr1\n\tmov %0, %%dr2\n\tmov %0, %%dr3"
+			 : : "r"(zero));
+	__asm__ volatile("mov %0, %%dr6" : : "r"(dr6));
+}
+
 /* What a guest starting on this CPU must not inherit from the last one. */
 static void vcpu_reset_cpu_state(struct vcpu *v)
 {
+	reset_passthrough_msrs();
+	reset_debug_regs();
 	vcpu_xstate_reset(v);
 	v->misc_enable = MISC_ENABLE_RESET;
 }

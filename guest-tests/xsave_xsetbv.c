@@ -7,7 +7,8 @@
  * does not report. A value accepted reads back with XGETBV, turns the
  * features on (AVX instructions run once XCR0[2:1] = 11b) and survives
  * VM exits; CPUID.1:ECX.OSXSAVE follows CR4 and CPUID.(0DH,0):EBX the
- * size XCR0 needs. KVM (__kvm_set_xcr) and Bochs (XSETBV in xsave.cc)
+ * size XCR0 needs; sub-leaf 1 offers nothing that needs IA32_XSS or
+ * IA32_XFD, MSRs tickvisor does not emulate. KVM (__kvm_set_xcr) and Bochs (XSETBV in xsave.cc)
  * check the same conditions. Before tickvisor emulated it, a guest XCR0
  * of 3 panicked the host (#UD in root mode).
  */
@@ -134,6 +135,9 @@ int main(int argc, char **argv)
 	supported = d.a | (uint64_t)d.d << 32;
 	report((supported & 3) == 3, "CPUID.(0DH,0) reports x87 and SSE (0x%lx)", supported);
 	report(xgetbv0() == XCR0_X87, "XCR0 starts at 1 (0x%lx)", xgetbv0());
+	d = cpuid_indexed(0xd, 1);
+	report(!(d.a & ~7u) && !d.c && !d.d, "CPUID.(0DH,1): no XSAVES/IA32_XSS or XFD "
+	       "(EAX 0x%x ECX 0x%x EDX 0x%x)", d.a, d.c, d.d);
 	test_invalid();
 	expect_ok(XCR0_X87 | XCR0_SSE);
 	if (supported & XCR0_AVX) {

@@ -28,7 +28,8 @@
  * hides. XD bit disable (34) would have to clear CPUID NX and make
  * EFER.NXE #GP, but the guest writes EFER without an exit (MSR bitmap,
  * VMCS field): offering it would give a CPU whose CPUID and EFER
- * disagree, so it is not offered, like on a part that cannot disable XD.
+ * disagree, so tickvisor does not offer it (KVM stores the bit and
+ * ignores it; we prefer a #GP to a bit that lies).
  * Limit CPUID maxval is honoured: the SDM defines it by its effect
  * (CPUID.0:EAX reads 2), which vmm/exit_cpuid.c applies.
  */

@@ -21,7 +21,10 @@
  * leaf 7 can show. MPX, PKRU and AMX are hidden there, so their bits are
  * reserved for the guest. */
 #define XCR0_GUEST_KNOWN        (XCR0_X87 | XCR0_SSE | XCR0_AVX | XCR0_AVX512)
-#define CPUID_D1_XSAVES         BIT(3)
+/* Sub-leaf 1 EAX: XSAVEOPT, XSAVEC, XGETBV with ECX=1 run in the guest
+ * without help; XSAVES (IA32_XSS) and XFD (IA32_XFD) need MSRs that are
+ * not emulated. */
+#define CPUID_D1_EAX_KEEP       (BIT(0) | BIT(1) | BIT(2))
 #define CPUID_DI_ALIGN64        BIT(1)
 
 /* XRSTOR source that puts every component in its initial configuration:
@@ -75,8 +78,9 @@ static uint32_t xstate_size(uint64_t xcr0, bool compact)
 }
 
 /* Leaf 0xD (SDM Vol. 2A, CPUID): sub-leaf 0 describes XCR0 as the guest
- * may set it and sizes for the guest's XCR0, not the host's; XSAVES and
- * IA32_XSS are not offered; components the guest cannot enable read 0. */
+ * may set it and sizes for the guest's XCR0, not the host's; sub-leaf 1
+ * offers no XSAVES/IA32_XSS or XFD; components the guest cannot enable
+ * read 0. */
 void xstate_cpuid(const struct vcpu *v, uint32_t sub, struct cpuid_regs *r)
 {
 	uint64_t mask = xstate_guest_mask();
@@ -91,7 +95,7 @@ void xstate_cpuid(const struct vcpu *v, uint32_t sub, struct cpuid_regs *r)
 		r->ebx = xstate_size(v->xcr0, false);
 		r->ecx = xstate_size(mask, false);
 	} else if (sub == 1) {
-		r->eax &= ~(uint32_t)CPUID_D1_XSAVES;
+		r->eax &= (uint32_t)CPUID_D1_EAX_KEEP;
 		r->ebx = xstate_size(v->xcr0, true);
 		r->ecx = 0;
 		r->edx = 0;

@@ -10,8 +10,9 @@
  * arms the same DR6.BS trap for every completed instruction). A MOV SS
  * delays the trap past the following instruction ("MOV SS ... suppresses
  * debug exceptions ... until after the next instruction"): MOV SS then
- * CPUID takes exactly one #DB, after the CPUID. NOP, which never exits,
- * is the control.
+ * CPUID takes exactly one #DB, after the CPUID. A self-IPI the stepped
+ * WRMSR sends comes after the #DB. NOP, which never exits, is the
+ * control.
  */
 #include "lib/guest.h"
 
@@ -23,8 +24,19 @@
 #define MSR_MISC_ENABLE         0x1a0u
 #define COM1_SCRATCH            0x3ffu
 
+#define IPI_VEC                 0x42
+
 static volatile unsigned db_hits;
 static volatile uint64_t db_rip, db_dr6;
+static volatile char events[4];         /* 'D' #DB, 'I' interrupt, in order */
+static volatile unsigned nevents;
+
+static void record(char what)
+{
+	if (nevents < sizeof(events))
+		events[nevents] = what;
+	nevents++;
+}
 
 static uint64_t read_dr6(void)
 {
@@ -41,12 +53,20 @@ static void write_dr6(uint64_t v)
 
 static void db_handler(struct ex_regs *regs)
 {
+	record('D');
 	if (!db_hits++) {
 		db_rip = regs->rip;
 		db_dr6 = read_dr6();
 	}
 	regs->rflags &= ~(uint64_t)X86_EFLAGS_TF;       /* one step only */
 	write_dr6(DR6_INIT);
+}
+
+static void ipi_handler(struct ex_regs *regs)
+{
+	(void)regs;
+	record('I');
+	apic_eoi();
 }
 
 /* Sets TF with POPF: the instruction after it runs, then the trap. */
@@ -65,6 +85,7 @@ static void reset(void)
 	db_hits = 0;
 	db_rip = 0;
 	db_dr6 = 0;
+	nevents = 0;
 	write_dr6(DR6_INIT);
 }
 
@@ -156,6 +177,34 @@ static void step_mov_ss_cpuid(void)
 	check("MOV SS; CPUID", after);
 }
 
+/* A self-IPI sent by the stepped WRMSR is pending when it completes, with
+ * IF set: the single-step trap of the WRMSR comes first (SDM Vol. 3A,
+ * "Priority Among Concurrent Events": traps on the previous instruction
+ * outrank maskable interrupts), the interrupt after the #DB handler's
+ * IRET. tickvisor must not let the interrupt it injects at that entry
+ * displace or drop the trap. */
+static void step_self_ipi(void)
+{
+	uint64_t after;
+
+	if (!enable_x2apic()) {
+		report_skip("self-IPI: no x2APIC");
+		return;
+	}
+	apic_sw_enable();
+	handle_irq(IPI_VEC, ipi_handler);
+	reset();
+	asm volatile("lea 2f(%%rip), %0\n\t"
+		     "pushfq\n\torq $0x300, (%%rsp)\n\tpopfq\n\t"     /* TF and IF */
+		     "wrmsr\n2:\n\tcli"
+		     : "=&r"(after) : "c"(MSR_X2APIC_SELF_IPI), "a"(IPI_VEC), "d"(0) : "memory");
+	check("WRMSR x2APIC SELF_IPI", after);
+	report(nevents == 2 && events[0] == 'D' && events[1] == 'I',
+	       "WRMSR x2APIC SELF_IPI: #DB before the interrupt (%u events: %c %c)", nevents,
+	       nevents > 0 ? events[0] : '-', nevents > 1 ? events[1] : '-');
+	reset_apic();
+}
+
 int main(int argc, char **argv)
 {
 	(void)argc;
@@ -168,5 +217,6 @@ int main(int argc, char **argv)
 	step_out_in();
 	step_xsetbv();
 	step_mov_ss_cpuid();
+	step_self_ipi();
 	return report_summary();
 }

@@ -34,7 +34,6 @@ void vcpu_set_interruptibility(struct vcpu *v, uint64_t val)
 #define DEBUGCTL_BTF            BIT(1)
 #define DR6_BS                  BIT(14)
 #define PENDING_DBG_B0_B3       BITS(3, 0)
-#define PENDING_DBG_BS          BIT(14)
 
 /*
  * The single-step trap an emulated instruction owes a guest with
@@ -50,9 +49,9 @@ void vcpu_set_interruptibility(struct vcpu *v, uint64_t val)
  * a window instead. Breakpoints the CPU already recorded as pending (a
  * MOV SS shadow defers them to this instruction) join the same #DB.
  * KVM (kvm_vcpu_do_singlestep: a #DB with DR6.BS) and Bochs (event.cc:
- * TF arms a DR6.BS trap taken once the instruction completes) agree. BTF turns TF
- * into single-step on branches, which none of the emulated instructions
- * is.
+ * TF arms a DR6.BS trap taken once the instruction completes) agree.
+ * BTF turns TF into single-step on branches, which none of the emulated
+ * instructions is.
  */
 static void vcpu_single_step_trap(struct vcpu *v)
 {

@@ -7,10 +7,11 @@
  * SFMASK, KERNEL_GS_BASE, TSC_AUX (MSR bitmap), DR0-DR3 and DR6 (MOV DR
  * does not exit), DR7, MXCSR, XMM and YMM registers, XCR0 - and checks
  * they stick, DR7 across VM exits too; role=check expects the power-up
- * values (Intel SDM Vol. 3A, "Processor State After Reset": the MSRs 0,
- * DR0-DR3 0, DR6 FFFF0FF0H, DR7 400H, MXCSR 1F80H, XMM/YMM 0, XCR0 1).
- * KVM (kvm_vcpu_reset) and Bochs (BX_CPU_C::reset) give a new vCPU the
- * same values.
+ * values (Intel SDM Vol. 3A, "Processor State After Reset": DR0-DR3 0,
+ * DR6 FFFF0FF0H, DR7 400H, MXCSR 1F80H, XMM/YMM 0; Vol. 1: XCR0 1). The
+ * SDM gives no reset value for the SYSCALL MSRs and TSC_AUX: 0, as a new
+ * vCPU has them under KVM and BitVisor. Bare Bochs passes role=check
+ * except for SFMASK, which its reset sets to 0x20200.
  */
 #include "lib/guest.h"
 

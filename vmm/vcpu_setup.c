@@ -217,9 +217,11 @@ void vcpu_reset_sipi(struct vcpu *v, uint8_t vector)
 }
 
 /* MSRs the MSR bitmap passes through keep, in the CPU, what the last
- * guest on it wrote (VMX switches none of them): back to their power-up
- * value 0 (SDM Vol. 3A, "Processor State After Reset"). TSC_AUX only
- * where RDTSCP (and so the MSR) exists. */
+ * guest on it wrote (VMX switches none of them): back to 0, what a new
+ * vCPU has under KVM and BitVisor (its VT reset zeroes STAR, LSTAR,
+ * CSTAR, FMASK and KERNEL_GS_BASE). The SDM's reset table does not list
+ * them; Bochs alone resets SFMASK to 0x20200. TSC_AUX only where RDTSCP
+ * (and so the MSR) exists. */
 static void reset_passthrough_msrs(void)
 {
 	static const uint32_t zeroed[] = {

@@ -77,7 +77,7 @@ static void options_default(struct tv_options *o)
 {
 	*o = (struct tv_options){
 		.timer = TIMER_SEL_AUTO, .advance = ADVANCE_OFF, .apicv = true,
-		.hlt = HLT_EXIT, .min_period_us = MIN_PERIOD_US_DEFAULT,
+		.hlt = HLT_EXIT, .min_period_us = MIN_PERIOD_US_DEFAULT, .x2apic = true,
 	};
 }
 
@@ -128,6 +128,10 @@ static int parse_option(struct cfg_ctx *x, struct tv_options *o,
 		if (set_bool(&o->apicv, val))
 			return cfg_error(x, "apicv must be on or off, not", val);
 		o->set |= OPT_SET_APICV;
+	} else if (!strcmp(key, "x2apic")) {
+		if (set_bool(&o->x2apic, val))
+			return cfg_error(x, "x2apic must be on or off, not", val);
+		o->set |= OPT_SET_X2APIC;
 	} else if (!strcmp(key, "hlt")) {
 		if (!strcmp(val, "exit"))
 			o->hlt = HLT_EXIT;
@@ -400,6 +404,8 @@ static void options_overlay(struct tv_options *dst, const struct tv_options *src
 		dst->min_period_us = src->min_period_us;
 	if (src->set & OPT_SET_MMIO)
 		dst->mmio_strict = src->mmio_strict;
+	if (src->set & OPT_SET_X2APIC)
+		dst->x2apic = src->x2apic;
 	dst->set |= src->set;
 }
 

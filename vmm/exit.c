@@ -12,6 +12,7 @@
 #include "vmm/log.h"
 #include "vmm/vcpu_timer.h"
 #include "vmm/vcpu_run.h"
+#include "vmm/vcpu_xstate.h"
 #include "vmx/vmx.h"
 
 static int exit_ext_intr(struct vcpu *v)
@@ -86,19 +87,13 @@ static int exit_xsetbv(struct vcpu *v)
 {
 	uint64_t *r = v->regs.gpr;
 	uint64_t val = (r[GPR_RDX] << 32) | (uint32_t)r[GPR_RAX];
-	struct cpuid_regs d = cpuid(0xd, 0);
-	uint64_t supported = ((uint64_t)d.edx << 32) | d.eax;
+	int vec = vcpu_xsetbv(v, (uint32_t)r[GPR_RCX], val);
 
-	/* SDM XSETBV: #GP for XCR != 0, bit 0 clear, unsupported bits,
-	 * AVX without SSE, or AVX-512 state partially enabled. */
-	if ((uint32_t)r[GPR_RCX] != 0 || !(val & 1) || (val & ~supported) ||
-	    ((val & 4) && !(val & 2)) || ((val & 0xe0) && (val & 0xe0) != 0xe0)) {
-		vcpu_inject_gp(v);
-		return 0;
-	}
-	/* XCR0 is not switched by VMX; tickvisor never uses extended state. */
-	__asm__ volatile("xsetbv" : : "c"(0), "a"((uint32_t)val), "d"((uint32_t)(val >> 32)));
-	vcpu_skip_insn(v);
+	/* The new XCR0 reaches the CPU at the next entry (vcpu_run). */
+	if (vec)
+		vcpu_inject_exception(v, (uint8_t)vec, vec == 13, 0);
+	else
+		vcpu_skip_insn(v);
 	return 0;
 }
 

@@ -8,8 +8,10 @@
 #include "drivers/io.h"
 #include "vmm/exit.h"
 #include "vmm/lapic_glue.h"
+#include "vmm/msr.h"
 #include "vmm/platform.h"
 #include "vmm/vcpu_run.h"
+#include "vmm/vcpu_xstate.h"
 #include "vmx/vmx.h"
 
 #define CPUID_TV_SIG_EBX 0x6b636974u     /* "tick" */
@@ -41,7 +43,9 @@ static void leaf1(struct vcpu *v, struct cpuid_regs *r)
 {
 	uint64_t cr4 = vmread(VMCS_GUEST_CR4);
 
-	r->ecx = (r->ecx & ~(uint32_t)C1_ECX_DROP) | C1_ECX_HV | C1_ECX_X2APIC | C1_ECX_TSCDL;
+	r->ecx = (r->ecx & ~(uint32_t)(C1_ECX_DROP | C1_ECX_X2APIC)) | C1_ECX_HV | C1_ECX_TSCDL;
+	if (v->guest->spec->opts.x2apic)        /* option x2apic= (vmm/exit_msr.c) */
+		r->ecx |= C1_ECX_X2APIC;
 	/* OSXSAVE mirrors the guest's CR4, not the host's. */
 	if (cr4 & CR4_OSXSAVE)
 		r->ecx |= C1_ECX_OSXSAVE;
@@ -107,7 +111,13 @@ static void guest_cpuid(struct vcpu *v, uint32_t leaf, uint32_t sub, struct cpui
 	}
 	*r = cpuid(leaf, sub);
 	switch (leaf) {
-	case 0: r->eax = MAX(r->eax, 0x16u); break;       /* with 0x15/0x16 */
+	case 0:
+		/* IA32_MISC_ENABLE "Limit CPUID Maxval": leaf 0 reports 2. */
+		if (v->misc_enable & MISC_ENABLE_LIMIT_CPUID)
+			r->eax = 2;
+		else
+			r->eax = MAX(r->eax, 0x16u);        /* with 0x15/0x16 */
+		break;
 	case 1: leaf1(v, r); break;
 	case 6: *r = (struct cpuid_regs){ C6_EAX_ARAT, 0, 0, 0 }; break;
 	case 7:
@@ -121,10 +131,7 @@ static void guest_cpuid(struct vcpu *v, uint32_t leaf, uint32_t sub, struct cpui
 		}
 		break;
 	case 0xa: *r = (struct cpuid_regs){ 0 }; break;   /* no PMU */
-	case 0xd:
-		if (sub == 1)
-			r->eax &= ~(uint32_t)BIT(3);   /* XSAVES is not enabled */
-		break;
+	case 0xd: xstate_cpuid(v, sub, r); break;
 	case 0xb: case 0x1f: leaf_topology(v, sub, r); break;
 	default: break;
 	}

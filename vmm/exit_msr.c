@@ -4,6 +4,7 @@
  * the virtual APIC and timer); every other MSR raises #GP in the guest,
  * as on a CPU that does not implement it.
  */
+#include "drivers/apic.h"
 #include "drivers/io.h"
 #include "vmm/exit.h"
 #include "vmm/lapic_glue.h"
@@ -13,12 +14,44 @@
 #include "vmx/vmx.h"
 
 #define FEATURE_CONTROL_LOCKED 0x1ull   /* locked, VMX off: no nested VMX */
-#define MISC_ENABLE_FAST_STRING BIT(0)
-#define MISC_ENABLE_BTS_UNAVAIL BIT(11)
-#define MISC_ENABLE_PEBS_UNAVAIL BIT(12)
+/*
+ * IA32_MISC_ENABLE: the bits the SDM's architectural MSR table makes
+ * read/write without a CPUID condition (fast strings, automatic thermal
+ * control, limit CPUID maxval, xTPR message disable) read back what was
+ * written; the read-only ones (performance monitoring available, BTS and
+ * PEBS unavailable) keep their value whatever is written, as KVM keeps
+ * EMON (KVM #GPs a change of BTS/PEBS unavailable instead; the SDM says
+ * only "RO"). The rest is reserved here and a 1 in it raises #GP (Bochs
+ * has the MSR only in its configurable MSR table, whose reserved-bit mask
+ * #GPs the same way): Enhanced SpeedStep (16) and MONITOR FSM (18)
+ * exist only where CPUID.1:ECX shows EIST and MONITOR, which tickvisor
+ * hides. XD bit disable (34) would have to clear CPUID NX and make
+ * EFER.NXE #GP, but the guest writes EFER without an exit (MSR bitmap,
+ * VMCS field): offering it would give a CPU whose CPUID and EFER
+ * disagree, so tickvisor does not offer it (KVM stores the bit and
+ * ignores it; we prefer a #GP to a bit that lies).
+ * Limit CPUID maxval is honoured: the SDM defines it by its effect
+ * (CPUID.0:EAX reads 2), which vmm/exit_cpuid.c applies.
+ */
+#define MISC_ENABLE_RW (MISC_ENABLE_FAST_STRING | MISC_ENABLE_AUTO_THERMAL | \
+			MISC_ENABLE_LIMIT_CPUID | MISC_ENABLE_XTPR_DISABLE)
+#define MISC_ENABLE_RO (MISC_ENABLE_PERFMON | MISC_ENABLE_BTS_UNAVAIL | MISC_ENABLE_PEBS_UNAVAIL)
 #define MSR_IA32_PLATFORM_ID 0x17u
 #define MSR_IA32_MCG_CAP     0x179u
 #define MSR_IA32_MCG_STATUS  0x17au
+
+/* x2apic=off (QEMU's -cpu ...,-x2apic): CPUID.1:ECX[21] reads 0, so
+ * the x2APIC MSRs do not exist and IA32_APIC_BASE.EXTD is reserved (SDM
+ * Vol. 3A, "x2APIC Initialization": EXTD is writable only where CPUID
+ * shows x2APIC). */
+static bool msr_x2apic_hidden(const struct vcpu *v, uint32_t msr, uint64_t val, bool write)
+{
+	if (v->guest->spec->opts.x2apic)
+		return false;
+	if (msr >= MSR_X2APIC_FIRST && msr <= MSR_X2APIC_LAST)
+		return true;
+	return write && msr == MSR_IA32_APIC_BASE && (val & APIC_BASE_EXTD);
+}
 
 /* Returns 0, or -1 to raise #GP. */
 static int msr_read(struct vcpu *v, uint32_t msr, uint64_t *val)
@@ -29,13 +62,21 @@ static int msr_read(struct vcpu *v, uint32_t msr, uint64_t *val)
 	case MSR_IA32_BIOS_SIGN_ID:
 	case MSR_IA32_MCG_CAP:
 	case MSR_IA32_MCG_STATUS:      *val = 0; return 0;
-	case MSR_IA32_MISC_ENABLE:
-		*val = MISC_ENABLE_FAST_STRING | MISC_ENABLE_BTS_UNAVAIL | MISC_ENABLE_PEBS_UNAVAIL;
-		return 0;
+	case MSR_IA32_MISC_ENABLE:     *val = v->misc_enable; return 0;
 	case MSR_IA32_TSC_ADJUST:      *val = v->tsc_adjust; return 0;
 	default: break;
 	}
+	if (msr_x2apic_hidden(v, msr, 0, false))
+		return -1;
 	return vcpu_msr_read_apic(v, msr, val);
+}
+
+static int misc_enable_write(struct vcpu *v, uint64_t val)
+{
+	if (val & ~(uint64_t)(MISC_ENABLE_RW | MISC_ENABLE_RO))
+		return -1;
+	v->misc_enable = (val & MISC_ENABLE_RW) | (v->misc_enable & MISC_ENABLE_RO);
+	return 0;
 }
 
 static int msr_write(struct vcpu *v, uint32_t msr, uint64_t val)
@@ -43,8 +84,8 @@ static int msr_write(struct vcpu *v, uint32_t msr, uint64_t val)
 	switch (msr) {
 	case MSR_IA32_BIOS_SIGN_ID:     /* microcode update handshake: no-op */
 		return 0;
-	case MSR_IA32_MISC_ENABLE:      /* keeps its fixed value */
-		return 0;
+	case MSR_IA32_MISC_ENABLE:
+		return misc_enable_write(v, val);
 	case MSR_IA32_TSC:
 		vcpu_set_guest_tsc(v, val);
 		return 0;
@@ -53,6 +94,8 @@ static int msr_write(struct vcpu *v, uint32_t msr, uint64_t val)
 		return 0;
 	default: break;
 	}
+	if (msr_x2apic_hidden(v, msr, val, true))
+		return -1;
 	return vcpu_msr_write_apic(v, msr, val);
 }
 

@@ -50,6 +50,7 @@ struct tv_options {
 	enum hlt_policy hlt;
 	uint32_t min_period_us;         /* minimum periodic LAPIC timer period */
 	bool mmio_strict;               /* unassigned memory ends the guest (252) */
+	bool x2apic;                    /* offer x2APIC mode (CPUID.1:ECX[21]) */
 	uint32_t set;                   /* OPT_SET_* bits */
 };
 
@@ -59,6 +60,7 @@ struct tv_options {
 #define OPT_SET_HLT         BIT(3)
 #define OPT_SET_MIN_PERIOD  BIT(4)
 #define OPT_SET_MMIO        BIT(5)
+#define OPT_SET_X2APIC      BIT(6)
 
 struct guest_module {
 	char path[TV_PATH_LEN];         /* as written in the config */

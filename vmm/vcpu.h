@@ -74,6 +74,8 @@ struct vcpu {
 	bool lma_by_hw;                 /* VM exits save EFER.LMA in IA-32e mode guest */
 	uint64_t tsc_offset;            /* guest TSC = host TSC + tsc_offset (VMCS copy) */
 	uint64_t tsc_adjust;            /* IA32_TSC_ADJUST as the guest sees it */
+	uint64_t misc_enable;           /* IA32_MISC_ENABLE as the guest sees it */
+	uint64_t xcr0;                  /* guest XCR0, loaded only while it runs */
 	struct vcpu_stats stats;
 };
 

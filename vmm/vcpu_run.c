@@ -11,6 +11,7 @@
 #include "vmm/exit.h"
 #include "vmm/guest.h"
 #include "vmm/vcpu_run.h"
+#include "vmm/vcpu_xstate.h"
 #include "vmx/vmx.h"
 
 uint64_t vcpu_interruptibility(struct vcpu *v)
@@ -29,6 +30,46 @@ void vcpu_set_interruptibility(struct vcpu *v, uint64_t val)
 	v->intr_state_valid = true;
 }
 
+#define RFLAGS_TF               BIT(8)
+#define DEBUGCTL_BTF            BIT(1)
+#define DR6_BS                  BIT(14)
+#define PENDING_DBG_B0_B3       BITS(3, 0)
+
+/*
+ * The single-step trap an emulated instruction owes a guest with
+ * RFLAGS.TF set (SDM Vol. 3B, "Single-Step Exception Condition"; the CPU
+ * raises none: the instruction ended in a VM exit, not in completion).
+ * It is injected as a #DB with DR6.BS set rather than left in the
+ * pending-debug-exceptions field, because a VM entry that injects an
+ * event drops that field (SDM Vol. 3C, "Delivery of Pending Debug
+ * Exceptions after VM Entry"): an interrupt tickvisor injected at the
+ * same entry would lose the trap, which on hardware comes first (a trap
+ * of the previous instruction outranks interrupts, "Priority Among
+ * Concurrent Events"). With v->injecting set, vapic_inject() waits for
+ * a window instead. Breakpoints the CPU already recorded as pending (a
+ * MOV SS shadow defers them to this instruction) join the same #DB.
+ * KVM (kvm_vcpu_do_singlestep: a #DB with DR6.BS) and Bochs (event.cc:
+ * TF arms a DR6.BS trap taken once the instruction completes) agree.
+ * BTF turns TF into single-step on branches, which none of the emulated
+ * instructions is.
+ */
+static void vcpu_single_step_trap(struct vcpu *v)
+{
+	uint64_t pend, dr6;
+
+	if (vmread(VMCS_GUEST_DEBUGCTL) & DEBUGCTL_BTF)
+		return;
+	pend = vmread(VMCS_GUEST_PENDING_DBG);
+	if (pend)
+		vmwrite(VMCS_GUEST_PENDING_DBG, 0);
+	/* The guest's DR6 is the CPU's: VMX does not switch it and
+	 * tickvisor uses no debug registers. */
+	__asm__ volatile("mov %%dr6, %0" : "=r"(dr6));
+	dr6 |= DR6_BS | (pend & PENDING_DBG_B0_B3);
+	__asm__ volatile("mov %0, %%dr6" : : "r"(dr6));
+	vcpu_inject_exception(v, 1, false, 0);
+}
+
 void vcpu_skip_insn(struct vcpu *v)
 {
 	uint64_t intr = vcpu_interruptibility(v);
@@ -39,6 +80,9 @@ void vcpu_skip_insn(struct vcpu *v)
 	if (intr & (INTERRUPTIBILITY_STI | INTERRUPTIBILITY_MOV_SS))
 		vcpu_set_interruptibility(v, intr & ~(uint64_t)(INTERRUPTIBILITY_STI |
 								 INTERRUPTIBILITY_MOV_SS));
+	/* One VMREAD when TF is clear: this is the CPUID/MSR hot path. */
+	if (unlikely(vmread(VMCS_GUEST_RFLAGS) & RFLAGS_TF))
+		vcpu_single_step_trap(v);
 }
 
 void vcpu_inject_exception(struct vcpu *v, uint8_t vector, bool has_error, uint32_t error)
@@ -174,7 +218,9 @@ void vcpu_run(struct vcpu *v)
 			vapic_mode_sync(v);
 		vcpu_timer_before_entry(v);
 		vapic_inject(v);
+		vcpu_xcr0_load_guest(v);
 		r = vmx_run(&v->regs);
+		vcpu_xcr0_load_host(v);
 		if (unlikely(r)) {
 			unsigned err = r == 2 ? (unsigned)vmread(VMCS_INSN_ERROR) : 0;
 

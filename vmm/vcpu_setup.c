@@ -10,16 +10,19 @@
 #include "vmm/irq.h"
 #include "vmm/log.h"
 #include "vmm/mem.h"
+#include "vmm/msr.h"
 #include "vmm/multiboot.h"
 #include "vmm/percpu.h"
 #include "vmm/platform.h"
 #include "vmm/vcpu_setup.h"
+#include "vmm/vcpu_xstate.h"
 #include "vmx/vmx.h"
 
 extern char vmx_exit[];
 
 #define PAT_POWER_ON   0x0007040600070406ull
 #define DR7_INIT       0x400ull
+#define DR6_INIT       0xffff0ff0ull
 #define RFLAGS_FIXED   BIT(1)
 
 /* Data segments in the guest: present, writable, accessed, 32-bit, 4 KiB granular. */
@@ -42,9 +45,12 @@ static bool fit_controls(const struct guest *g, struct vmx_ctls *out, char *err,
 		.proc = BIT(PROC_UNCOND_IO_EXIT) | BIT(PROC_MSR_BITMAPS) | BIT(PROC_SECONDARY) |
 			BIT(PROC_TSC_OFFSET) | tpr,
 		.proc2 = BIT(PROC2_EPT) | BIT(PROC2_UNRESTRICTED),
+		/* DR7 and IA32_DEBUGCTL are the guest's only through the
+		 * VMCS: without these, every VM exit would reset DR7 to 0x400
+		 * under the guest. */
 		.exit = BIT(EXIT_HOST_ADDR64) | BIT(EXIT_ACK_INTR) | BIT(EXIT_SAVE_EFER) |
-			BIT(EXIT_LOAD_EFER),
-		.entry = BIT(ENTRY_LOAD_EFER),
+			BIT(EXIT_LOAD_EFER) | BIT(EXIT_SAVE_DEBUG),
+		.entry = BIT(ENTRY_LOAD_EFER) | BIT(ENTRY_LOAD_DEBUG),
 	};
 	const struct vmx_ctls want = {
 		.pin = 0,
@@ -210,6 +216,44 @@ void vcpu_reset_sipi(struct vcpu *v, uint8_t vector)
 	v->regs.gpr[GPR_RDX] = cpuid(1, 0).eax;     /* processor signature */
 }
 
+/* MSRs the MSR bitmap passes through keep, in the CPU, what the last
+ * guest on it wrote (VMX switches none of them): back to 0, what a new
+ * vCPU has under KVM and BitVisor (its VT reset zeroes STAR, LSTAR,
+ * CSTAR, FMASK and KERNEL_GS_BASE). The SDM's reset table does not list
+ * them; Bochs alone resets SFMASK to 0x20200. TSC_AUX only where RDTSCP
+ * (and so the MSR) exists. */
+static void reset_passthrough_msrs(void)
+{
+	static const uint32_t zeroed[] = {
+		MSR_STAR, MSR_LSTAR, MSR_CSTAR, MSR_SFMASK, MSR_KERNEL_GS_BASE,
+	};
+
+	for (unsigned i = 0; i < ARRAY_SIZE(zeroed); i++)
+		wrmsr(zeroed[i], 0);
+	if (cpuid(0x80000001, 0).edx & BIT(27))
+		wrmsr(MSR_TSC_AUX, 0);
+}
+
+/* DR0-DR3 and DR6 are the guest's in the CPU too (MOV DR does not exit);
+ * DR7 lives in the VMCS (write_fixed_guest_state). Power-up values. */
+static void reset_debug_regs(void)
+{
+	uint64_t zero = 0, dr6 = DR6_INIT;
+
+	__asm__ volatile("mov %0, %%dr0\n\tmov %0, %%dr1\n\tmov %0, %%dr2\n\tmov %0, %%dr3"
+			 : : "r"(zero));
+	__asm__ volatile("mov %0, %%dr6" : : "r"(dr6));
+}
+
+/* What a guest starting on this CPU must not inherit from the last one. */
+static void vcpu_reset_cpu_state(struct vcpu *v)
+{
+	reset_passthrough_msrs();
+	reset_debug_regs();
+	vcpu_xstate_reset(v);
+	v->misc_enable = MISC_ENABLE_RESET;
+}
+
 bool vcpu_setup_vmcs(struct vcpu *v, char *err, size_t errlen)
 {
 	struct guest *g = v->guest;
@@ -227,6 +271,7 @@ bool vcpu_setup_vmcs(struct vcpu *v, char *err, size_t errlen)
 	v->entry_ctls = ctls.entry;
 	v->proc_ctls = ctls.proc;
 	v->lma_by_hw = platform.vmx.misc & BIT(5);
+	vcpu_reset_cpu_state(v);        /* before the host state: it may set CR4.OSXSAVE */
 	write_host_state();
 	write_fixed_guest_state();
 	write_cr_masks(v);

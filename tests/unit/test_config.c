@@ -91,6 +91,7 @@ static void test_defaults(void **state)
 	assert_int_equal(cfg.opts.advance, ADVANCE_OFF);
 	assert_int_equal(cfg.opts.advance_ns, 0);
 	assert_true(cfg.opts.apicv);
+	assert_true(cfg.opts.x2apic);
 	assert_int_equal(cfg.opts.hlt, HLT_EXIT);
 	assert_int_equal(cfg.opts.min_period_us, MIN_PERIOD_US_DEFAULT);
 	assert_int_equal(cfg.opts.set, 0);
@@ -429,6 +430,35 @@ static void test_resolve(void **state)
 	assert_int_equal(cfg.guests[0].opts.hlt, HLT_EXIT);
 	assert_false(cfg.guests[0].opts.apicv);
 	assert_true(cfg.opts.apicv);
+}
+
+/* x2apic= (issue 10.6): global, per guest, from the load options. */
+static void test_x2apic(void **state)
+{
+	parse_ok("x2apic=off");
+	assert_false(cfg.opts.x2apic);
+	assert_int_equal(cfg.opts.set, OPT_SET_X2APIC);
+	parse_ok("x2apic=off\nx2apic=on");
+	assert_true(cfg.opts.x2apic);
+	expect_err("x2apic=auto", 1, "x2apic must be on or off, not 'auto'");
+	expect_err("guest a img x2apic=", 1, "x2apic must be on or off, not ''");
+
+	parse_ok("guest a img x2apic=off\nguest b img\n");
+	config_resolve(&cfg, NULL, LOG_INFO, false);
+	assert_false(cfg.guests[0].opts.x2apic);
+	assert_int_equal(cfg.guests[0].opts.set, OPT_SET_X2APIC);
+	assert_true(cfg.guests[1].opts.x2apic);
+
+	parse_ok("x2apic=off\nguest a img x2apic=on\nguest b img\n");
+	config_resolve(&cfg, NULL, LOG_INFO, false);
+	assert_true(cfg.guests[0].opts.x2apic);
+	assert_false(cfg.guests[1].opts.x2apic);
+
+	parse_ok("guest a img\n");
+	assert_int_equal(load("tickvisor.efi x2apic=off"), 0);
+	config_resolve(&cfg, &lo, lo_lvl, lo_lvl_set);
+	assert_false(cfg.opts.x2apic);
+	assert_false(cfg.guests[0].opts.x2apic);
 }
 
 /* --- load options ------------------------------------------------------ */
@@ -780,6 +810,7 @@ int main(void)
 		cmocka_unit_test(test_guest_overrides),
 		cmocka_unit_test(test_comments_crlf),
 		cmocka_unit_test(test_resolve),
+		cmocka_unit_test(test_x2apic),
 		cmocka_unit_test(test_load_options),
 		cmocka_unit_test(test_errors_basic),
 		cmocka_unit_test(test_errors_limits),

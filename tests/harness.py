@@ -92,12 +92,14 @@ def run_suite(build, suite):
     img, work = make_image(build, suite)
     t0 = time.monotonic()
     status, serial, _ = emu.run(img, suite.emu, cpus=suite.cpus, megs=suite.megs,
-                                timeout=suite.timeout, workdir=work, quiet=True)
+                                timeout=suite.timeout, workdir=work, quiet=True,
+                                model=suite.model)
     return suite, status, serial, work, time.monotonic() - t0
 
 
 def report_suite(res, suite, status, serial, work, secs):
-    print(f"--- {suite.name} ({suite.emu}, {suite.cpus} CPU, {secs:.1f} s, logs in {work})")
+    model = f" {suite.model}" if suite.emu.startswith("bochs") else ""
+    print(f"--- {suite.name} ({suite.emu}{model}, {suite.cpus} CPU, {secs:.1f} s, logs in {work})")
     failed_before = res.failed
     res.check(status == suite.status, f"{suite.name}/final-status",
               f"got {status}, expected {suite.status}")

@@ -7,16 +7,21 @@ and (guest, expected exit status) pairs. Bochs boots are budgeted by VM
 exits (~4 us of wall time each), so guests are batched into few boots.
 """
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                 "scripts"))
 import guestcfg  # noqa: E402
 
+# The Bochs CPU model of every boot that names none: all VMX features
+# tickvisor uses, posted interrupts included (PLATFORM.md).
+DEFAULT_MODEL = "corei7_skylake_x"
+
 
 class Suite:
     def __init__(self, name, config, emu="bochs", cpus=1, status=0, expect=(), guests=(),
-                 timeout=300, megs=1024):
+                 timeout=300, megs=1024, model=None):
         self.name = name
         self.config = config
         self.emu = emu
@@ -26,6 +31,7 @@ class Suite:
         self.guests = list(guests)
         self.timeout = timeout
         self.megs = megs
+        self.model = model or DEFAULT_MODEL  # Bochs `cpu: model=` (issue 12)
 
 
 # guest-tests/unittests.cfg, parsed once.
@@ -92,3 +98,70 @@ SUITES = [
                   r"^tickvisor: guest apic_exec: vcpu0: APIC page used for an instruction fetch",
                   r"^tickvisor: done: 4 guests, 3 failed"]),
 ] + guest_suites(TESTS)
+
+
+# --- Issue 12: the CPU-model matrix ------------------------------------------
+# Users boot tickvisor on whatever Intel part they have, so make test also
+# boots the bundled guests on Bochs models with smaller VMX feature sets
+# (PLATFORM.md, "Bochs CPU models as a VMX feature matrix"), and expects the
+# exact refusal on models that lack what tickvisor cannot do without. Each
+# suite is named cpu-MODEL-... so `--only cpu-` runs the whole matrix.
+
+# model -> the APIC-virtualization features tickvisor must find on it (its
+# "VMX: TPR shadow ..." line), so a suite also fails when it did not boot
+# the model it names.
+MATRIX_GUEST_MODELS = {
+    # Virtual-interrupt delivery, no posted interrupts.
+    "corei7_haswell_4770": "APIC-register virtualization yes, virtual-interrupt delivery yes, "
+                           "x2APIC virtualization yes, posted interrupts no",
+    # TPR shadow and the APIC-access page only: every APIC access exits.
+    "corei7_sandy_bridge_2600k": "APIC-register virtualization no, virtual-interrupt delivery "
+                                 "no, x2APIC virtualization no, posted interrupts no",
+    # x2APIC virtualization without APIC-register virtualization or VID.
+    "corei3_cnl": "APIC-register virtualization no, virtual-interrupt delivery no, "
+                  "x2APIC virtualization yes, posted interrupts no",
+}
+# The SMP set runs here: VID, but IPIs kick the target with a host IPI.
+MATRIX_SMP_MODEL = "corei7_haswell_4770"
+MATRIX_SMP_CPUS = 4
+# model -> the line tickvisor stops with (status 1, no guest runs).
+MATRIX_REFUSED_MODELS = {
+    "corei5_lynnfield_750": "tickvisor: error: VMX unavailable: the CPU has no unrestricted "
+                            "guest (needed to start guests with paging off)",
+    "core2_penryn_t9600": "tickvisor: error: VMX unavailable: the CPU has no usable EPT "
+                          "(needed to give guests their RAM)",
+}
+
+
+def matrix_apicv_line(features):
+    return r"^tickvisor: VMX: TPR shadow yes, APIC-access yes, " + re.escape(features) + "$"
+
+
+def matrix_suites(tests):
+    """The 1-CPU guests of the default "guests" suite on each model of
+    MATRIX_GUEST_MODELS, the SMP set on MATRIX_SMP_MODEL, and one refused
+    boot per model of MATRIX_REFUSED_MODELS."""
+    out = []
+    up = [t for t in tests if t.vcpus == 1]
+    for model, apicv in MATRIX_GUEST_MODELS.items():
+        suite = guest_suite(f"cpu-{model}-guests", up)
+        suite.model = model
+        suite.expect.append(matrix_apicv_line(apicv))
+        out.append(suite)
+    smp = [t for t in tests if 1 < t.vcpus <= MATRIX_SMP_CPUS]
+    if smp:
+        suite = guest_suite(f"cpu-{MATRIX_SMP_MODEL}-smp-{MATRIX_SMP_CPUS}cpu", smp,
+                            cpus=MATRIX_SMP_CPUS)
+        suite.model = MATRIX_SMP_MODEL
+        suite.expect.append(matrix_apicv_line(MATRIX_GUEST_MODELS[MATRIX_SMP_MODEL]))
+        out.append(suite)
+    for model, line in MATRIX_REFUSED_MODELS.items():
+        # A guest is listed so the refusal is the one a real config meets.
+        out.append(Suite(f"cpu-{model}-refused", guestcfg.config([BY_NAME["basic"].guest_line()]),
+                         model=model, status=1,
+                         expect=[r"^" + re.escape(line) + r"$",
+                                 r"^tickvisor: final status 1$"]))
+    return out
+
+
+SUITES += matrix_suites(TESTS)

@@ -165,3 +165,74 @@ def matrix_suites(tests):
 
 
 SUITES += matrix_suites(TESTS)
+
+
+# --- Issue 12: one guest of your own (make run KERNEL=, scripts/tickvisor-run) --
+class RunnerCheck(Suite):
+    """A command instead of a boot made by the harness: `argv` (with {build}
+    for the build folder and {work} for the suite's own folder) must exit
+    with `status`; `expect` and the guests are checked against its output
+    (stdout and stderr; the runners echo the serial log), `reject` lists
+    regexes that must not appear."""
+
+    def __init__(self, name, argv, status=0, expect=(), reject=(), guests=(), timeout=600,
+                 emu="bochs", cpus=1):
+        super().__init__(name, None, emu=emu, cpus=cpus, status=status, expect=expect,
+                         guests=guests, timeout=timeout)
+        self.argv = list(argv)
+        self.reject = list(reject)
+
+
+RUNNER = "scripts/tickvisor-run"
+# The runner never gets as far as an emulator after a refusal.
+NO_BOOT = [r"^tickvisor-run: booting", r"^qemu-system", r"^tickvisor: "]
+
+SUITES += [
+    # The README's example: a bundled guest as KERNEL=, through make.
+    RunnerCheck("runner-make-kernel",
+                ["make", "--no-print-directory", "run", "BUILD={build}", "EMU=bochs",
+                 "KERNEL={build}/guests/basic.elf", "APPEND=expect=tickvisor", "MEM=64M"],
+                guests=[("basic", 0)],
+                expect=[r"^tickvisor: guest basic: starting \(guests/basic.elf, mem 64 MiB, "
+                        r"1 vCPU, ",
+                        r"^tickvisor-run: guest basic: status 0$"]),
+    # QEMU's spellings; the exit status is the guest's (5), not tickvisor's
+    # final status (1); -smp and -m reach the guest, a module rides along.
+    RunnerCheck("runner-qemu-options",
+                [RUNNER, "-kernel", "{build}/guests/exit_status.elf", "-append", "status=5",
+                 "-smp", "2", "-m", "32M", "-initrd", "{build}/guests/basic.elf",
+                 "--opts", "apicv=off log=info", "--emu", "bochs",
+                 "--efi", "{build}/tickvisor.efi", "--workdir", "{work}"],
+                status=5, cpus=2, guests=[("exit_status", 5)],
+                expect=[r"^tickvisor: guest exit_status: starting \(guests/exit_status.elf, "
+                        r"mem 32 MiB, 2 vCPUs, .*apicv off",
+                        r"^tickvisor: 2 CPUs",
+                        r"^tickvisor-run: guest exit_status: status 5$"]),
+    RunnerCheck("runner-not-multiboot",
+                [RUNNER, "--kernel", "{build}/tickvisor.efi", "--emu", "bochs",
+                 "--workdir", "{work}"],
+                status=2, reject=NO_BOOT,
+                expect=[r"^tickvisor-run: error: \S+/tickvisor.efi: not a Multiboot kernel: no "
+                        r"Multiboot header \(magic 0x1BADB002\) in its first 8192 bytes$"]),
+    RunnerCheck("runner-missing-kernel",
+                ["make", "--no-print-directory", "run", "BUILD={build}", "EMU=bochs",
+                 "KERNEL={build}/guests/no-such-kernel.elf"],
+                status=2, reject=NO_BOOT,
+                expect=[r"^tickvisor-run: error: \S+/guests/no-such-kernel.elf: file not found$"]),
+    # EMU=kvm --dry-run: the exact QEMU line, QEMU and OVMF checked (no /dev/kvm needed).
+    RunnerCheck("runner-kvm-dry-run",
+                ["make", "--no-print-directory", "run", "BUILD={build}", "EMU=kvm", "DRY_RUN=1",
+                 "KERNEL={build}/guests/exit_status.elf", "SMP=2", "MEM=64M"],
+                emu="kvm", reject=[r"^tickvisor-run: booting", r"^tickvisor: "],
+                expect=[r"^qemu-system-x86_64 -machine q35 -m 1024 -smp 2 -display none "
+                        r"-monitor none -no-reboot -nodefaults -bios /usr/share/ovmf/OVMF.fd "
+                        r"-drive format=raw,file=\S+/run/kernel-exit_status/esp.img -serial "
+                        r"file:\S+/run/kernel-exit_status/com1.log -device "
+                        r"isa-debug-exit,iobase=0xf4,iosize=0x04 -enable-kvm -cpu host,\+vmx$"]),
+    RunnerCheck("runner-kvm-dry-run-esp",
+                ["make", "--no-print-directory", "run", "BUILD={build}", "EMU=kvm", "DRY_RUN=1"],
+                emu="kvm", reject=[r"^tickvisor-run: booting", r"^tickvisor: "],
+                expect=[r"^qemu-system-x86_64 -machine q35 -m 1024 -smp 1 .* -drive "
+                        r"format=raw,file=\S+/esp.img -serial file:\S+/run/kvm/com1.log .* "
+                        r"-enable-kvm -cpu host,\+vmx$"]),
+]

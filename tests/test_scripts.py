@@ -121,6 +121,7 @@ class RunnerRequest(Tmp):
             (["--initrd", f"{mod},{mod}"], "two files named mod.bin"),
             (["--initrd", ",".join([mod] * 9)], "at most 8"),
             (["--append", 'say "hi"'], "double quote"),
+            (["--initrd", self.file('a"b', b"x")], "double quote"),
             (["--append", "x" * 300], "at most 255"),
             (["--smp", "0"], "between 1 and 16"),
             (["--smp", "17"], "between 1 and 16"),
@@ -151,9 +152,9 @@ class RunnerRequest(Tmp):
                       "timer=lapic apicv=off", "--timeout", "9")
         modules, cmdline = runner.check_request(a)
         text = runner.config_text(a, "kernel32", modules, cmdline, 64)
-        self.assertEqual(text, "timer=lapic\napicv=off\nguest kernel32 guests/kernel32.elf "
+        self.assertEqual(text, 'timer=lapic\napicv=off\nguest kernel32 "guests/kernel32.elf" '
                                f'mem=64M vcpus=2 cmdline="{MB_KERNEL} a=1" timeout=9 '
-                               "module=guests/initrd.img\n")
+                               'module="guests/initrd.img"\n')
         work = os.path.join(self.dir.name, "esp")
         os.makedirs(work)
         img = runner.build_esp(efi, [MB_KERNEL, mod], text, work)

@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """make test: host unit tests, then integration boots in emulators.
 
-Every check counts as one test: each cmocka case, each boot-level check of
-a suite in tests/suites.py, each guest's exit status and each PASS/FAIL
-line a guest prints. The last line is `N passed, N failed`.
+Every check counts as one test: each cmocka case, each case of the runner
+scripts' tests (tests/test_scripts.py), each boot-level check of a suite
+in tests/suites.py (or of a command, suites.RunnerCheck), each guest's
+exit status and each PASS/FAIL line a guest prints. The last line is
+`N passed, N failed`.
 """
 import argparse
 import concurrent.futures
@@ -14,6 +16,7 @@ import re
 import subprocess
 import sys
 import time
+import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
@@ -68,8 +71,6 @@ def run_unit(res, build):
 def run_pyunit(res):
     """tests/test_scripts.py (the runner scripts' host tests): one check
     per test case."""
-    import unittest
-
     class Result(unittest.TestResult):
         def addSuccess(self, test):
             res.check(True, f"py/{test.id()}")
@@ -143,8 +144,11 @@ def run_suite(build, suite):
 
 
 def report_suite(res, suite, status, serial, work, secs):
-    model = f" {suite.model}" if suite.emu.startswith("bochs") else ""
-    print(f"--- {suite.name} ({suite.emu}{model}, {suite.cpus} CPU, {secs:.1f} s, logs in {work})")
+    if isinstance(suite, suites.RunnerCheck):
+        how = f"command, {suite.emu}"
+    else:
+        how = suite.emu + (f" {suite.model}" if suite.emu == "bochs" else "")
+    print(f"--- {suite.name} ({how}, {suite.cpus} CPU, {secs:.1f} s, logs in {work})")
     failed_before = res.failed
     res.check(status == suite.status, f"{suite.name}/final-status",
               f"got {status}, expected {suite.status}")

@@ -227,12 +227,9 @@ def dry_run(img, emu, workdir, cpus=1, megs=1024, model=DEFAULT_MODEL):
     command could run (given /dev/kvm for the KVM ones), 1 otherwise."""
     os.makedirs(workdir, exist_ok=True)
     missing = []
-    if emu in ("bochs", "native"):
-        binary = bochs_binary()[0]
-    else:
-        binary = shutil.which(QEMU)
-        if not binary:
-            missing.append(f"{QEMU} (apt-get install qemu-system-x86)")
+    # bochs_binary() itself stops with the way to get Bochs when it has none.
+    if emu not in ("bochs", "native") and not shutil.which(QEMU):
+        missing.append(f"{QEMU} (apt-get install qemu-system-x86)")
     firmware = BIOS if emu == "native" else None if emu == "native-kvm" else OVMF
     if firmware and not os.path.exists(firmware):
         missing.append(f"{firmware} (apt-get install "

@@ -183,8 +183,8 @@ class RunnerRequest(Tmp):
     def test_status_is_the_guests(self):
         serial = ("tickvisor: guest k: starting (x)\nFAIL: one\n"
                   "tickvisor: guest k exited with status 7\ntickvisor: final status 1\n")
-        self.assertEqual(runner.guest_status(serial, "k", 1), 7)
-        self.assertEqual(runner.guest_status("tickvisor: final status 1\n", "k", 1), 1)
+        self.assertEqual(runner.guest_status(serial, "k", 1), (7, True))
+        self.assertEqual(runner.guest_status("tickvisor: final status 1\n", "k", 1), (1, False))
 
 
 class SerialReading(Tmp):

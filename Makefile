@@ -4,7 +4,8 @@
 #
 #   make              build/tickvisor.efi and build/esp.img
 #   make run          boot esp.img (EMU=kvm|bochs|tcg; default kvm if usable, else bochs;
-#                     CFG=smp for the multi-vCPU tests, CPUS=n)
+#                     CFG=smp for the multi-vCPU tests, CPUS=n), or one guest:
+#                     KERNEL=path [APPEND= INITRD= SMP= MEM= OPTS=] (see "run" below)
 #   make test         host unit tests + emulator integration tests
 #   make unit         host unit tests only (cmocka, ASan+UBSan)
 #   make bench        benchmarks (see README)
@@ -142,9 +143,22 @@ deps:
 # CFG=smp runs EFI/tickvisor/smp.cfg (the multi-vCPU tests) instead of
 # tickvisor.cfg, on 4 CPUs unless CPUS says otherwise.
 CPUS ?= $(if $(filter smp,$(CFG)),4,1)
+# KERNEL=path boots that one Multiboot kernel instead, QEMU-style
+# (scripts/tickvisor-run): APPEND="args", INITRD=a[,b...], SMP=n, MEM=size,
+# OPTS="timer=... apicv=...", MODEL=Bochs CPU model; the exit status is the
+# guest's. DRY_RUN=1 prints the emulator command instead of running it.
+# APPEND and OPTS reach the script through the environment, quotes intact.
+RUN_FLAGS = $(if $(EMU),--emu $(EMU)) $(if $(MODEL),--model $(MODEL)) $(if $(DRY_RUN),--dry-run)
 run: deps all
-	$(Q)scripts/run.sh $(if $(EMU),--emu $(EMU)) --cpus $(CPUS) $(if $(CFG),--config $(CFG)) \
+ifdef KERNEL
+	$(Q)scripts/tickvisor-run $(RUN_FLAGS) --efi $(BUILD)/tickvisor.efi --kernel $(KERNEL) \
+		--append "$$APPEND" \
+		--opts "$$OPTS" $(if $(INITRD),--initrd $(INITRD)) $(if $(SMP),--smp $(SMP)) \
+		$(if $(MEM),-m $(MEM))
+else
+	$(Q)scripts/run.sh $(RUN_FLAGS) --cpus $(CPUS) $(if $(CFG),--config $(CFG)) \
 		$(BUILD)/esp.img
+endif
 
 test: deps all
 	$(Q)$(PYTHON) tests/harness.py --build $(BUILD)

@@ -3,21 +3,32 @@
 """Boot an ESP image in an emulator, bounded by a timeout, and read
 tickvisor's result from its last serial line.
 
-Emulators:
-  bochs  Bochs 3.0 (built once by `make deps`) with OVMF; VMX,
-         preemption timer, APICv. Instruction-driven clock: repeatable runs.
-         Falls back to Debian's Bochs 2.7 with a notice.
-  tcg    QEMU TCG with OVMF: boots the EFI app but has no VMX.
-  kvm    QEMU with KVM and nested VMX (-cpu host,+vmx), where /dev/kvm allows.
+Emulators (EMULATORS below; `--emu NAME`, `make run EMU=NAME`):
+  bochs       Bochs 3.0 (built once by `make deps`) with OVMF; VMX,
+              preemption timer, APICv. Instruction-driven clock: repeatable
+              runs. Falls back to Debian's Bochs 2.7 with a notice. `--model`
+              picks the Bochs CPU model (default corei7_skylake_x).
+  tcg         QEMU TCG with OVMF: boots the EFI app but has no VMX.
+  kvm         QEMU with KVM and nested VMX (-cpu host,+vmx), where /dev/kvm
+              allows.
+  native      no tickvisor: a GRUB ISO (make_native_iso) booting one
+              Multiboot guest in the same Bochs machine; the benchmarks'
+              baseline. Ends on the guest's "EXIT: status N" line.
+  native-kvm  the same GRUB ISO in QEMU/KVM.
 
 Bochs and QEMU exit codes carry nothing reliable (Bochs always exits 1),
 so the status is the N of "tickvisor: final status N". On a timeout or
 when that line is missing the tail of the serial log and the emulator's
-own diagnostics (Bochs's VM-entry check names) are printed.
+own diagnostics (Bochs's VM-entry check names) are printed. `--dry-run`
+prints the emulator command instead of starting it, after checking that
+the emulator and its firmware are installed (for EMU=kvm without /dev/kvm
+too: the line to run where KVM is).
 """
 import argparse
+import codecs
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -35,6 +46,18 @@ NATIVE_FINAL_RE = re.compile(r"^EXIT: status (-?\d+)", re.M)
 GUEST_START_RE = re.compile(r"^tickvisor: guest (\S+): starting", re.M)
 GUEST_END_RE = re.compile(r"^tickvisor: guest (\S+) exited with status (-?\d+)", re.M)
 BIOS = "/usr/share/bochs/BIOS-bochs-latest"
+QEMU = "qemu-system-x86_64"
+DEFAULT_MODEL = "corei7_skylake_x"
+# Every emulator run() accepts, and what it boots (the docstring says more).
+EMULATORS = {
+    "bochs": "Bochs 3.0 + OVMF, VMX (the CI test bed)",
+    "tcg": "QEMU TCG + OVMF, no VMX",
+    "kvm": "QEMU/KVM + OVMF, nested VMX",
+    "native": "GRUB ISO in Bochs, no tickvisor (benchmark baseline)",
+    "native-kvm": "GRUB ISO in QEMU/KVM, no tickvisor",
+}
+# Those make run / tickvisor-run offer for booting tickvisor.
+TICKVISOR_EMULATORS = ("bochs", "kvm", "tcg")
 STATUS_TIMEOUT = 124
 STATUS_NO_RESULT = 125
 # After the final line, give the emulator this long to power off by itself.
@@ -133,7 +156,7 @@ def bochs_cmd(img, workdir, cpus, megs, model, native=False):
 def qemu_cmd(img, workdir, cpus, megs, kvm, cdrom=False):
     # A GRUB ISO (native baseline) boots with SeaBIOS, an ESP with OVMF.
     boot = ["-cdrom", img] if cdrom else ["-bios", OVMF, "-drive", f"format=raw,file={img}"]
-    cmd = ["qemu-system-x86_64", "-machine", "q35", "-m", str(megs), "-smp", str(cpus),
+    cmd = [QEMU, "-machine", "q35", "-m", str(megs), "-smp", str(cpus),
            "-display", "none", "-monitor", "none", "-no-reboot", "-nodefaults", *boot,
            "-serial", f"file:{workdir}/com1.log",
            "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
@@ -184,8 +207,46 @@ def make_native_iso(elf, cmdline, out):
     return out
 
 
+def emulator_command(img, emu, workdir, cpus=1, megs=1024, model=DEFAULT_MODEL,
+                     need_kvm=True):
+    """The command that boots img in emu (writing Bochs's bochsrc into
+    workdir). need_kvm=False skips the /dev/kvm check (--dry-run)."""
+    if emu not in EMULATORS:
+        sys.exit(f"tickvisor-run: unknown emulator '{emu}' ({', '.join(EMULATORS)})")
+    if emu.endswith("kvm") and need_kvm and not kvm_usable():
+        sys.exit(f"tickvisor-run: EMU={emu} needs a usable /dev/kvm with nested VMX "
+                 "(kvm_intel nested=1); use EMU=bochs here")
+    if emu in ("bochs", "native"):
+        return bochs_cmd(img, workdir, cpus, megs, model, native=emu == "native")
+    return qemu_cmd(img, workdir, cpus, megs, emu != "tcg", cdrom=emu == "native-kvm")
+
+
+def dry_run(img, emu, workdir, cpus=1, megs=1024, model=DEFAULT_MODEL):
+    """Print the exact command that would boot img in emu, having checked
+    that the emulator and the firmware it loads are installed; 0 when the
+    command could run (given /dev/kvm for the KVM ones), 1 otherwise."""
+    os.makedirs(workdir, exist_ok=True)
+    missing = []
+    # bochs_binary() itself stops with the way to get Bochs when it has none.
+    if emu not in ("bochs", "native") and not shutil.which(QEMU):
+        missing.append(f"{QEMU} (apt-get install qemu-system-x86)")
+    firmware = BIOS if emu == "native" else None if emu == "native-kvm" else OVMF
+    if firmware and not os.path.exists(firmware):
+        missing.append(f"{firmware} (apt-get install "
+                       f"{'bochsbios' if emu == 'native' else 'ovmf'})")
+    cmd = emulator_command(os.path.abspath(img), emu, workdir, cpus, megs, model,
+                           need_kvm=False)
+    print(shlex.join(cmd))
+    for what in missing:
+        print(f"tickvisor-run: dry run: missing {what}", file=sys.stderr)
+    if emu.endswith("kvm") and not kvm_usable():
+        print("tickvisor-run: dry run: note: /dev/kvm with nested VMX is not usable here",
+              file=sys.stderr)
+    return 1 if missing else 0
+
+
 def run(img, emu, cpus=1, megs=1024, timeout=300, workdir=None, echo=False,
-        model="corei7_skylake_x", quiet=False):
+        model=DEFAULT_MODEL, quiet=False):
     """Boot img; returns (status, serial_text, workdir). emu "native" boots
     a GRUB ISO (make_native_iso) in Bochs without tickvisor."""
     img = os.path.abspath(img)
@@ -197,19 +258,7 @@ def run(img, emu, cpus=1, megs=1024, timeout=300, workdir=None, echo=False,
         if os.path.exists(os.path.join(workdir, name)):
             os.unlink(os.path.join(workdir, name))
     final_re = NATIVE_FINAL_RE if emu.startswith("native") else FINAL_RE
-    if emu in ("bochs", "native"):
-        cmd = bochs_cmd(img, workdir, cpus, megs, model, native=emu == "native")
-    elif emu == "native-kvm":
-        if not kvm_usable():
-            sys.exit("tickvisor-run: native-kvm needs a usable /dev/kvm")
-        cmd = qemu_cmd(img, workdir, cpus, megs, True, cdrom=True)
-    elif emu in ("tcg", "kvm"):
-        if emu == "kvm" and not kvm_usable():
-            sys.exit("tickvisor-run: EMU=kvm needs a usable /dev/kvm with nested VMX "
-                     "(kvm_intel nested=1); use EMU=bochs here")
-        cmd = qemu_cmd(img, workdir, cpus, megs, emu == "kvm")
-    else:
-        sys.exit(f"tickvisor-run: unknown emulator '{emu}' (bochs, kvm, tcg)")
+    cmd = emulator_command(img, emu, workdir, cpus, megs, model)
     serial_path = os.path.join(workdir, "com1.log")
     with open(os.path.join(workdir, "emu.out"), "w") as out, \
          open(os.path.join(workdir, "emu.err"), "w") as err:
@@ -225,37 +274,89 @@ def run(img, emu, cpus=1, megs=1024, timeout=300, workdir=None, echo=False,
     return status, serial, workdir
 
 
+class SerialLog:
+    """The serial log file as the emulator writes it, read incrementally:
+    each poll() reads only the bytes added since the last one (a 10 MB
+    log is not re-read ten times a second), decodes UTF-8 across chunk
+    boundaries and drops CRs (serial lines end in CRLF). The file may not
+    exist yet."""
+
+    def __init__(self, path):
+        self.path = path
+        self.text = ""
+        self.bytes_read = 0             # for the tests: never more than the file
+        self._file = None
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+
+    def poll(self):
+        """Read what was appended; returns the new text."""
+        if self._file is None:
+            try:
+                self._file = open(self.path, "rb")
+            except OSError:
+                return ""
+        chunk = self._file.read()
+        self.bytes_read += len(chunk)
+        new = self._decoder.decode(chunk).replace("\r", "")
+        self.text += new
+        return new
+
+    def close(self):
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
+class FinalLine:
+    """Finds the last match of a whole-line regex in a growing text,
+    scanning each complete line once."""
+
+    def __init__(self, regex):
+        self.regex = regex
+        self.match = None
+        self._scanned = 0               # start of the first line not yet complete
+
+    def feed(self, text):
+        end = text.rfind("\n") + 1
+        if end > self._scanned:
+            for m in self.regex.finditer(text, self._scanned, end):
+                self.match = m
+            self._scanned = end
+        return self.match
+
+
 def watch(proc, serial_path, timeout, echo, final_re=FINAL_RE):
     """Poll the serial log until the emulator exits, the final status line
     has been seen (plus a grace period), or the timeout expires."""
-    start, seen_final, shown, timed_out = time.monotonic(), None, 0, False
-    while True:
-        serial = read(serial_path)
-        if echo and len(serial) > shown:
-            sys.stdout.write(serial[shown:])
-            sys.stdout.flush()
-            shown = len(serial)
-        m = final_re.search(serial)
-        if m and seen_final is None:
-            seen_final = time.monotonic()
-        if proc.poll() is not None:
-            break
-        now = time.monotonic()
-        if seen_final and now - seen_final > POWEROFF_GRACE_S:
-            kill(proc)
-            break
-        if now - start > timeout:
-            timed_out = True
-            kill(proc)
-            break
-        time.sleep(0.1)
-    serial = read(serial_path)
-    if echo and len(serial) > shown:
-        sys.stdout.write(serial[shown:])
-    m = None
-    for m in final_re.finditer(serial):
-        pass
-    return (int(m.group(1)) if m else None), serial, timed_out
+    start, seen_final, timed_out = time.monotonic(), None, False
+    log, final = SerialLog(serial_path), FinalLine(final_re)
+    try:
+        while True:
+            new = log.poll()
+            if echo and new:
+                sys.stdout.write(new)
+                sys.stdout.flush()
+            if final.feed(log.text) and seen_final is None:
+                seen_final = time.monotonic()
+            if proc.poll() is not None:
+                break
+            now = time.monotonic()
+            if seen_final and now - seen_final > POWEROFF_GRACE_S:
+                kill(proc)
+                break
+            if now - start > timeout:
+                timed_out = True
+                kill(proc)
+                break
+            time.sleep(0.1)
+        new = log.poll()
+    finally:
+        log.close()
+    if echo and new:
+        sys.stdout.write(new)
+    # A last line without its newline still counts once the emulator is gone.
+    m = final.feed(log.text + "\n")
+    return (int(m.group(1)) if m else None), log.text, timed_out
 
 
 def kill(proc):
@@ -304,23 +405,30 @@ def with_config(image, name):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+                                 epilog="emulators: " + "; ".join(
+                                     f"{k}: {v}" for k, v in EMULATORS.items()))
     ap.add_argument("image")
-    ap.add_argument("--emu", default=None, choices=["bochs", "kvm", "tcg"])
+    ap.add_argument("--emu", default=None, choices=list(EMULATORS))
     ap.add_argument("--cpus", type=int, default=int(os.environ.get("CPUS", "1")))
     ap.add_argument("--megs", type=int, default=1024)
     ap.add_argument("--timeout", type=int, default=int(os.environ.get("TIMEOUT", "600")))
     ap.add_argument("--workdir", default=None)
-    ap.add_argument("--model", default="corei7_skylake_x")
+    ap.add_argument("--model", default=DEFAULT_MODEL, help="Bochs CPU model")
     ap.add_argument("--config", default=None,
                     help="boot with EFI/tickvisor/NAME.cfg as tickvisor.cfg (on a copy)")
+    ap.add_argument("--dry-run", action="store_true",
+                    help="print the emulator command (checking the emulator and firmware "
+                         "are installed) instead of running it")
     a = ap.parse_args()
     emu = a.emu or default_emu()
     if a.config:
         a.image = with_config(a.image, a.config)
+    workdir = a.workdir or os.path.join(ROOT, "build", "run", emu)
+    if a.dry_run:
+        sys.exit(dry_run(a.image, emu, workdir, a.cpus, a.megs, a.model))
     print(f"tickvisor-run: booting {a.image} in {emu} ({a.cpus} CPU{'s' if a.cpus > 1 else ''},"
           f" timeout {a.timeout} s)", file=sys.stderr)
-    workdir = a.workdir or os.path.join(ROOT, "build", "run", emu)
     status, _, workdir = run(a.image, emu, a.cpus, a.megs, a.timeout, workdir, echo=True,
                              model=a.model)
     print(f"tickvisor-run: {emu}: tickvisor status {status} (logs in {workdir})",

@@ -95,7 +95,6 @@ def run_tickvisor(build, work, guests, cpus, emu_name):
                               os.path.join(work, f"tickvisor-{cpus}.cfg"), tv_config(guests))
     status, serial, _ = emu.run(img, emu_name, cpus=cpus, timeout=1800,
                                 workdir=os.path.join(work, f"tickvisor-{cpus}cpu"))
-    m = TSC_RE.search(serial)
     per_guest = emu.split_guests(serial)
     results = {}
     for name, *_ in guests:
@@ -103,7 +102,24 @@ def run_tickvisor(build, work, guests, cpus, emu_name):
         if st != 0:
             print(f"bench: tickvisor guest {name} ended with status {st}", file=sys.stderr)
         results[name] = parse(lines)
-    return results, int(m.group(1)) if m else None
+    return results, serial
+
+
+class BenchError(Exception):
+    pass
+
+
+def tsc_rate(serial, where):
+    """The TSC rate tickvisor measured (its "tickvisor: TSC: N Hz" line).
+    The native run is told this rate and every figure is scaled by it, so
+    a run without it is refused: assuming Bochs's 50 MHz would be wrong
+    under KVM or with another ips."""
+    m = TSC_RE.search(serial)
+    if not m or int(m.group(1)) == 0:
+        raise BenchError(f"bench: cannot learn the TSC rate: tickvisor printed no "
+                         f"'tickvisor: TSC: N Hz' line (serial log in {where}); it did not "
+                         "boot far enough to calibrate its TSC")
+    return int(m.group(1))
 
 
 def ratio(v, n):
@@ -250,14 +266,17 @@ def main():
     os.makedirs(out, exist_ok=True)
     guests = os.path.join(build, "guests")
     # tickvisor first: it reports the TSC rate the native run is told.
-    tv, tsc_hz = run_tickvisor(build, out, [
+    tv, serial = run_tickvisor(build, out, [
         (c.replace("/", "."), "bench_timer.elf", opts, f"bench_timer {TIMER_ARGS}", 1)
         for c, opts in CONFIGS], 1, emu_name)
+    try:
+        tsc_hz = tsc_rate(serial, os.path.join(out, "tickvisor-1cpu"))
+    except BenchError as e:
+        sys.exit(str(e))
     smp, _ = run_tickvisor(build, out, [
         (c.replace("/", "."), "smp_pingpong.elf", opts, "smp_pingpong", 2)
         for c, opts in SMP_CONFIGS], 2, emu_name) \
         if os.path.exists(os.path.join(guests, "smp_pingpong.elf")) else ({}, None)
-    tsc_hz = tsc_hz or 50000000
     native = run_native(out, os.path.join(guests, "bench_timer.elf"),
                         f"bench_timer {TIMER_ARGS} tsc_hz={tsc_hz}", 1, native_emu)
     if os.path.exists(os.path.join(guests, "smp_pingpong.elf")):

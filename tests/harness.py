@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """make test: host unit tests, then integration boots in emulators.
 
-Every check counts as one test: each cmocka case, each boot-level check of
-a suite in tests/suites.py, each guest's exit status and each PASS/FAIL
-line a guest prints. The last line is `N passed, N failed`.
+Every check counts as one test: each cmocka case, each case of the runner
+scripts' tests (tests/test_scripts.py), each boot-level check of a suite
+in tests/suites.py (or of a command, suites.RunnerCheck), each guest's
+exit status and each PASS/FAIL line a guest prints. The last line is
+`N passed, N failed`.
 """
 import argparse
 import concurrent.futures
@@ -14,6 +16,7 @@ import re
 import subprocess
 import sys
 import time
+import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
@@ -65,6 +68,47 @@ def run_unit(res, build):
             res.check(False, f"unit/{name}", f"exit status {p.returncode}")
 
 
+def run_pyunit(res):
+    """tests/test_scripts.py (the runner scripts' host tests): one check
+    per test case."""
+    class Result(unittest.TestResult):
+        def addSuccess(self, test):
+            res.check(True, f"py/{test.id()}")
+
+        def addFailure(self, test, err):
+            print(self._exc_info_to_string(err, test))
+            res.check(False, f"py/{test.id()}")
+
+        addError = addFailure
+
+        def addSubTest(self, test, subtest, err):
+            if err is not None:
+                self.addFailure(subtest, err)
+
+    tests = unittest.defaultTestLoader.discover(os.path.join(ROOT, "tests"),
+                                                pattern="test_scripts.py")
+    if not res.check(tests.countTestCases() > 0, "py/loaded"):
+        return
+    tests.run(Result())
+
+
+def run_command(build, suite):
+    """A suites.RunnerCheck: its command, output and exit status."""
+    work = os.path.join(build, "test", suite.name)
+    os.makedirs(work, exist_ok=True)
+    argv = [a.format(build=build, work=work) for a in suite.argv]
+    t0 = time.monotonic()
+    try:
+        p = subprocess.run(argv, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, timeout=suite.timeout)
+        status, out = p.returncode, p.stdout.decode("utf-8", "replace").replace("\r", "")
+    except subprocess.TimeoutExpired as e:
+        status, out = emu.STATUS_TIMEOUT, (e.stdout or b"").decode("utf-8", "replace")
+    with open(os.path.join(work, "output.log"), "w") as f:
+        f.write(out)
+    return suite, status, out, work, time.monotonic() - t0
+
+
 def make_image(build, suite):
     """esp.img with the suite's tickvisor.cfg."""
     work = os.path.join(build, "test", suite.name)
@@ -89,21 +133,31 @@ def check_guest(res, suite, name, expect_status, got):
 
 
 def run_suite(build, suite):
+    if isinstance(suite, suites.RunnerCheck):
+        return run_command(build, suite)
     img, work = make_image(build, suite)
     t0 = time.monotonic()
     status, serial, _ = emu.run(img, suite.emu, cpus=suite.cpus, megs=suite.megs,
-                                timeout=suite.timeout, workdir=work, quiet=True)
+                                timeout=suite.timeout, workdir=work, quiet=True,
+                                model=suite.model)
     return suite, status, serial, work, time.monotonic() - t0
 
 
 def report_suite(res, suite, status, serial, work, secs):
-    print(f"--- {suite.name} ({suite.emu}, {suite.cpus} CPU, {secs:.1f} s, logs in {work})")
+    if isinstance(suite, suites.RunnerCheck):
+        how = f"command, {suite.emu}"
+    else:
+        how = suite.emu + (f" {suite.model}" if suite.emu == "bochs" else "")
+    print(f"--- {suite.name} ({how}, {suite.cpus} CPU, {secs:.1f} s, logs in {work})")
     failed_before = res.failed
     res.check(status == suite.status, f"{suite.name}/final-status",
               f"got {status}, expected {suite.status}")
     for pattern in suite.expect:
         res.check(re.search(pattern, serial, re.M) is not None,
                   f"{suite.name}/serial: {pattern}", "not in the serial log")
+    for pattern in getattr(suite, "reject", ()):
+        res.check(re.search(pattern, serial, re.M) is None,
+                  f"{suite.name}/serial lacks: {pattern}", "found in the output")
     guests = emu.split_guests(serial)
     for name, expect_status in suite.guests:
         check_guest(res, suite, name, expect_status, guests.get(name))
@@ -123,6 +177,7 @@ def main():
     t0 = time.monotonic()
     if not a.no_unit:
         run_unit(res, build)
+        run_pyunit(res)
     chosen = [s for s in suites.SUITES if not a.only or re.search(a.only, s.name)]
     with concurrent.futures.ThreadPoolExecutor(max_workers=a.j) as pool:
         for fut in [pool.submit(run_suite, build, s) for s in chosen]:

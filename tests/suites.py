@@ -7,16 +7,21 @@ and (guest, expected exit status) pairs. Bochs boots are budgeted by VM
 exits (~4 us of wall time each), so guests are batched into few boots.
 """
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                 "scripts"))
 import guestcfg  # noqa: E402
 
+# The Bochs CPU model of every boot that names none: all VMX features
+# tickvisor uses, posted interrupts included (PLATFORM.md).
+DEFAULT_MODEL = "corei7_skylake_x"
+
 
 class Suite:
     def __init__(self, name, config, emu="bochs", cpus=1, status=0, expect=(), guests=(),
-                 timeout=300, megs=1024):
+                 timeout=300, megs=1024, model=None):
         self.name = name
         self.config = config
         self.emu = emu
@@ -26,6 +31,7 @@ class Suite:
         self.guests = list(guests)
         self.timeout = timeout
         self.megs = megs
+        self.model = model or DEFAULT_MODEL  # Bochs `cpu: model=` (issue 12)
 
 
 # guest-tests/unittests.cfg, parsed once.
@@ -156,3 +162,141 @@ SUITES = [
                   r"^tickvisor: guest time_limit_cli_hlt: vcpu0: over its time limit of 1 s",
                   r"^tickvisor: done: 8 guests, 4 failed"]),
 ] + guest_suites(TESTS) + hpet_smp_suites(TESTS)
+
+
+# --- Issue 12: the CPU-model matrix ------------------------------------------
+# Users boot tickvisor on whatever Intel part they have, so make test also
+# boots the bundled guests on Bochs models with smaller VMX feature sets
+# (PLATFORM.md, "Bochs CPU models as a VMX feature matrix"), and expects the
+# exact refusal on models that lack what tickvisor cannot do without. Each
+# suite is named cpu-MODEL-... so `--only cpu-` runs the whole matrix.
+
+# model -> the APIC-virtualization features tickvisor must find on it (its
+# "VMX: TPR shadow ..." line), so a suite also fails when it did not boot
+# the model it names.
+MATRIX_GUEST_MODELS = {
+    # Virtual-interrupt delivery, no posted interrupts.
+    "corei7_haswell_4770": "APIC-register virtualization yes, virtual-interrupt delivery yes, "
+                           "x2APIC virtualization yes, posted interrupts no",
+    # TPR shadow and the APIC-access page only: every APIC access exits.
+    "corei7_sandy_bridge_2600k": "APIC-register virtualization no, virtual-interrupt delivery "
+                                 "no, x2APIC virtualization no, posted interrupts no",
+    # x2APIC virtualization without APIC-register virtualization or VID.
+    "corei3_cnl": "APIC-register virtualization no, virtual-interrupt delivery no, "
+                  "x2APIC virtualization yes, posted interrupts no",
+}
+# The SMP set runs here: VID, but IPIs kick the target with a host IPI.
+MATRIX_SMP_MODEL = "corei7_haswell_4770"
+MATRIX_SMP_CPUS = 4
+# model -> the line tickvisor stops with (status 1, no guest runs).
+MATRIX_REFUSED_MODELS = {
+    "corei5_lynnfield_750": "tickvisor: error: VMX unavailable: the CPU has no unrestricted "
+                            "guest (needed to start guests with paging off)",
+    "core2_penryn_t9600": "tickvisor: error: VMX unavailable: the CPU has no usable EPT "
+                          "(needed to give guests their RAM)",
+}
+
+
+def matrix_apicv_line(features):
+    return r"^tickvisor: VMX: TPR shadow yes, APIC-access yes, " + re.escape(features) + "$"
+
+
+def matrix_suites(tests):
+    """The 1-CPU guests of the default "guests" suite on each model of
+    MATRIX_GUEST_MODELS, the SMP set on MATRIX_SMP_MODEL, and one refused
+    boot per model of MATRIX_REFUSED_MODELS."""
+    out = []
+    up = [t for t in tests if t.vcpus == 1]
+    for model, apicv in MATRIX_GUEST_MODELS.items():
+        suite = guest_suite(f"cpu-{model}-guests", up)
+        suite.model = model
+        suite.expect.append(matrix_apicv_line(apicv))
+        out.append(suite)
+    smp = [t for t in tests if 1 < t.vcpus <= MATRIX_SMP_CPUS]
+    if smp:
+        suite = guest_suite(f"cpu-{MATRIX_SMP_MODEL}-smp-{MATRIX_SMP_CPUS}cpu", smp,
+                            cpus=MATRIX_SMP_CPUS)
+        suite.model = MATRIX_SMP_MODEL
+        suite.expect.append(matrix_apicv_line(MATRIX_GUEST_MODELS[MATRIX_SMP_MODEL]))
+        out.append(suite)
+    for model, line in MATRIX_REFUSED_MODELS.items():
+        # A guest is listed so the refusal is the one a real config meets.
+        out.append(Suite(f"cpu-{model}-refused", guestcfg.config([BY_NAME["basic"].guest_line()]),
+                         model=model, status=1,
+                         expect=[r"^" + re.escape(line) + r"$",
+                                 r"^tickvisor: final status 1$"]))
+    return out
+
+
+SUITES += matrix_suites(TESTS)
+
+
+# --- Issue 12: one guest of your own (make run KERNEL=, scripts/tickvisor-run) --
+class RunnerCheck(Suite):
+    """A command instead of a boot made by the harness: `argv` (with {build}
+    for the build folder and {work} for the suite's own folder) must exit
+    with `status`; `expect` and the guests are checked against its output
+    (stdout and stderr; the runners echo the serial log), `reject` lists
+    regexes that must not appear."""
+
+    def __init__(self, name, argv, status=0, expect=(), reject=(), guests=(), timeout=600,
+                 emu="bochs", cpus=1):
+        super().__init__(name, None, emu=emu, cpus=cpus, status=status, expect=expect,
+                         guests=guests, timeout=timeout)
+        self.argv = list(argv)
+        self.reject = list(reject)
+
+
+RUNNER = "scripts/tickvisor-run"
+# The runner never gets as far as an emulator after a refusal.
+NO_BOOT = [r"^tickvisor-run: booting", r"^qemu-system", r"^tickvisor: "]
+
+SUITES += [
+    # The README's example: a bundled guest as KERNEL=, through make.
+    RunnerCheck("runner-make-kernel",
+                ["make", "--no-print-directory", "run", "BUILD={build}", "EMU=bochs",
+                 "KERNEL={build}/guests/basic.elf", "APPEND=expect=tickvisor", "MEM=64M"],
+                guests=[("basic", 0)],
+                expect=[r"^tickvisor: guest basic: starting \(guests/basic.elf, mem 64 MiB, "
+                        r"1 vCPU, ",
+                        r"^tickvisor-run: guest basic: status 0$"]),
+    # QEMU's spellings; the exit status is the guest's (5), not tickvisor's
+    # final status (1); -smp and -m reach the guest, a module rides along.
+    RunnerCheck("runner-qemu-options",
+                [RUNNER, "-kernel", "{build}/guests/exit_status.elf", "-append", "status=5",
+                 "-smp", "2", "-m", "32M", "-initrd", "{build}/guests/basic.elf",
+                 "--opts", "apicv=off log=info", "--emu", "bochs",
+                 "--efi", "{build}/tickvisor.efi", "--workdir", "{work}"],
+                status=5, cpus=2, guests=[("exit_status", 5)],
+                expect=[r"^tickvisor: guest exit_status: starting \(guests/exit_status.elf, "
+                        r"mem 32 MiB, 2 vCPUs, .*apicv off",
+                        r"^tickvisor: 2 CPUs",
+                        r"^tickvisor-run: guest exit_status: status 5$"]),
+    RunnerCheck("runner-not-multiboot",
+                [RUNNER, "--kernel", "{build}/tickvisor.efi", "--emu", "bochs",
+                 "--workdir", "{work}"],
+                status=2, reject=NO_BOOT,
+                expect=[r"^tickvisor-run: error: \S+/tickvisor.efi: not a Multiboot kernel: no "
+                        r"Multiboot header \(magic 0x1BADB002\) in its first 8192 bytes$"]),
+    RunnerCheck("runner-missing-kernel",
+                ["make", "--no-print-directory", "run", "BUILD={build}", "EMU=bochs",
+                 "KERNEL={build}/guests/no-such-kernel.elf"],
+                status=2, reject=NO_BOOT,
+                expect=[r"^tickvisor-run: error: \S+/guests/no-such-kernel.elf: file not found$"]),
+    # EMU=kvm --dry-run: the exact QEMU line, QEMU and OVMF checked (no /dev/kvm needed).
+    RunnerCheck("runner-kvm-dry-run",
+                ["make", "--no-print-directory", "run", "BUILD={build}", "EMU=kvm", "DRY_RUN=1",
+                 "KERNEL={build}/guests/exit_status.elf", "SMP=2", "MEM=64M"],
+                emu="kvm", reject=[r"^tickvisor-run: booting", r"^tickvisor: "],
+                expect=[r"^qemu-system-x86_64 -machine q35 -m 1024 -smp 2 -display none "
+                        r"-monitor none -no-reboot -nodefaults -bios /usr/share/ovmf/OVMF.fd "
+                        r"-drive format=raw,file=\S+/run/kernel-exit_status/esp.img -serial "
+                        r"file:\S+/run/kernel-exit_status/com1.log -device "
+                        r"isa-debug-exit,iobase=0xf4,iosize=0x04 -enable-kvm -cpu host,\+vmx$"]),
+    RunnerCheck("runner-kvm-dry-run-esp",
+                ["make", "--no-print-directory", "run", "BUILD={build}", "EMU=kvm", "DRY_RUN=1"],
+                emu="kvm", reject=[r"^tickvisor-run: booting", r"^tickvisor: "],
+                expect=[r"^qemu-system-x86_64 -machine q35 -m 1024 -smp 1 .* -drive "
+                        r"format=raw,file=\S+/esp.img -serial file:\S+/run/kvm/com1.log .* "
+                        r"-enable-kvm -cpu host,\+vmx$"]),
+]

@@ -15,27 +15,52 @@
 
 #define RATES 32u
 
-/* ceil(left / 2^rate), saturated, computed in 128 bits as the reference. */
-static uint64_t ref_value(uint64_t left, unsigned rate)
+/* The TSC value at which a timer armed with `value` at `now` expires: the
+ * value-th change of TSC bit `rate` after now (SDM "VMX-Preemption Timer":
+ * "counts down by 1 every time bit X in the TSC changes"). Bochs computes
+ * the same (cpu/apic.cc, set_vmx_preemption_timer). */
+static unsigned __int128 fire_sdm(uint64_t now, uint64_t value, unsigned rate)
+{
+	return ((unsigned __int128)(now >> rate) + value) << rate;
+}
+
+/* KVM's nested emulation (arch/x86/kvm/vmx/nested.c,
+ * vmx_start_preemption_timer, emulated rate 5): a host timer value << rate
+ * cycles after the VM entry, not aligned to the TSC's bit X. */
+static unsigned __int128 fire_kvm(uint64_t now, uint64_t value, unsigned rate)
+{
+	return (unsigned __int128)now + ((unsigned __int128)value << rate);
+}
+
+/* ceil(deadline / 2^rate) - floor(now / 2^rate), saturated, computed in
+ * 128 bits as the reference. */
+static uint64_t ref_value(uint64_t deadline, uint64_t now, unsigned rate)
 {
 	unsigned __int128 tick = (unsigned __int128)1 << rate;
-	unsigned __int128 v = ((unsigned __int128)left + tick - 1) / tick;
+	unsigned __int128 v = ((unsigned __int128)deadline + tick - 1) / tick - now / tick;
 
 	return v > PREEMPT_VALUE_MAX ? PREEMPT_VALUE_MAX : (uint64_t)v;
 }
 
-/* The value never lets the timer expire before the deadline and is the
- * smallest that does, unless even 0xffffffff ticks fall short (saturated:
- * it expires early and is re-armed from the deadline at the next entry). */
-static void check_bounds(uint64_t left, unsigned rate, uint64_t v)
+/* The value never lets the timer expire before the deadline, on the
+ * hardware (SDM model) or under nested KVM, and is the smallest that does
+ * on the hardware: at most a tick late there, under two ticks late under
+ * KVM. Unless even 0xffffffff ticks fall short (saturated: it expires
+ * early and is re-armed from the deadline at the next entry). */
+static void check_bounds(uint64_t deadline, uint64_t now, unsigned rate, uint64_t v)
 {
-	if ((unsigned __int128)PREEMPT_VALUE_MAX << rate < left) {
+	unsigned __int128 tick = (unsigned __int128)1 << rate;
+
+	if (fire_sdm(now, PREEMPT_VALUE_MAX, rate) < deadline) {
 		assert_int_equal(v, PREEMPT_VALUE_MAX);
 		return;
 	}
 	assert_true(v >= 1);
-	assert_true((unsigned __int128)v << rate >= left);
-	assert_true((unsigned __int128)(v - 1) << rate < left);
+	assert_true(fire_sdm(now, v, rate) >= deadline);
+	assert_true(fire_sdm(now, v - 1, rate) < deadline);
+	assert_true(fire_sdm(now, v, rate) - deadline < tick);
+	assert_true(fire_kvm(now, v, rate) >= deadline);
+	assert_true(fire_kvm(now, v, rate) - deadline < 2 * tick);
 }
 
 static uint64_t rng_next(uint64_t *s)
@@ -69,9 +94,10 @@ static void test_rate0_exact(void **state)
 	assert_int_equal(preempt_value(now + 0x100000000ull, now, 0), PREEMPT_VALUE_MAX);
 }
 
+/* From a tick boundary the value is ceil(left / 2^rate). */
 static void test_round_up(void **state)
 {
-	const uint64_t now = 0x123456789abcull;
+	const uint64_t now = 0x1234ull << 32;   /* a boundary at every rate < 32 */
 
 	for (unsigned rate = 1; rate < RATES; rate++) {
 		uint64_t tick = 1ull << rate;
@@ -108,8 +134,8 @@ static void test_never_early_random(void **state)
 			assert_int_equal(v, 0);
 			continue;
 		}
-		assert_int_equal(v, ref_value(left, rate));
-		check_bounds(left, rate, v);
+		assert_int_equal(v, ref_value(now + left, now, rate));
+		check_bounds(now + left, now, rate, v);
 	}
 }
 
@@ -152,6 +178,100 @@ static void test_no_overflow_near_2_64(void **state)
 	assert_int_equal(preempt_value(UINT64_MAX, 0, 31), PREEMPT_VALUE_MAX);
 }
 
+/* The rates that matter: 0 (Bochs), 5 (common on real parts, and what
+ * nested KVM emulates), 7. */
+static const unsigned real_rates[] = { 0, 5, 7 };
+
+struct preempt_case {
+	unsigned rate;
+	uint64_t now, deadline, value;
+};
+
+static void test_rates_0_5_7_values(void **state)
+{
+	static const struct preempt_case cases[] = {
+		{ 0, 1000, 1001, 1 },
+		{ 0, 1000, 1000 + 0xffffffffull, 0xffffffff },
+		{ 0, 1000, 1000 + 0x100000000ull, PREEMPT_VALUE_MAX },  /* saturated */
+		{ 5, 0, 100, 4 },               /* 3.125 ticks: bit 5 changes at 128 */
+		{ 5, 31, 63, 2 },               /* bit 5 changes at 32 and 64: 1 is early */
+		{ 5, 32, 64, 1 },
+		{ 5, 63, 64, 1 },               /* expires at 64 exactly */
+		{ 5, 63, 65, 2 },
+		{ 5, 0, PREEMPT_VALUE_MAX << 5, PREEMPT_VALUE_MAX },
+		{ 5, 1, (PREEMPT_VALUE_MAX << 5) + 1, PREEMPT_VALUE_MAX },  /* saturated */
+		{ 7, 127, 128, 1 },
+		{ 7, 127, 129, 2 },
+		{ 7, 1, 129, 2 },               /* 128 cycles, but two bit-7 changes */
+		{ 7, 128 * 1000 + 5, 128 * 1001 + 5, 2 },
+		{ 7, 128 * 1000, 128 * 1001, 1 },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		const struct preempt_case *c = &cases[i];
+
+		assert_int_equal(preempt_value(c->deadline, c->now, c->rate), c->value);
+	}
+}
+
+/* Every phase of `now` within a tick, distances around tick multiples and
+ * up to saturation: never early, on the hardware or under KVM. */
+static void test_rates_0_5_7_never_early(void **state)
+{
+	for (size_t r = 0; r < ARRAY_SIZE(real_rates); r++) {
+		unsigned rate = real_rates[r];
+		uint64_t tick = 1ull << rate;
+		const uint64_t left[] = { 1, 2, tick - 1 ? tick - 1 : 1, tick, tick + 1,
+					  2 * tick - 1, 2 * tick, 2 * tick + 1, 1000, 5000,
+					  1000000, 0x7fffffff, (PREEMPT_VALUE_MAX << rate) - tick,
+					  (PREEMPT_VALUE_MAX << rate) - 1, PREEMPT_VALUE_MAX << rate,
+					  (PREEMPT_VALUE_MAX << rate) + 1 };
+
+		for (uint64_t phase = 0; phase < tick; phase++) {
+			uint64_t now = (0xabcdefull << 20) + phase;
+
+			for (size_t i = 0; i < ARRAY_SIZE(left); i++) {
+				uint64_t v = preempt_value(now + left[i], now, rate);
+
+				check_bounds(now + left[i], now, rate, v);
+				if (rate == 0 && v != PREEMPT_VALUE_MAX)
+					assert_true(fire_sdm(now, v, 0) == now + left[i] &&
+						    fire_kvm(now, v, 0) == now + left[i]);
+			}
+		}
+	}
+}
+
+/* A deadline beyond one saturated timer: each saturated arm runs its full
+ * 0xffffffff ticks, the next entry re-arms from the absolute deadline, and
+ * the last arm lands on it (never early, under a tick late). */
+static void test_rates_0_5_7_saturated_rearm(void **state)
+{
+	const uint64_t exit_cost = 700;         /* cycles from expiry to the next entry */
+
+	for (size_t r = 0; r < ARRAY_SIZE(real_rates); r++) {
+		unsigned rate = real_rates[r];
+		/* Three full timers and more than three exit costs beyond. */
+		uint64_t now = 12345, deadline = now + 3 * (PREEMPT_VALUE_MAX << rate) + 5000;
+		unsigned arms = 0;
+
+		for (;;) {
+			uint64_t v = preempt_value(deadline, now, rate);
+			unsigned __int128 fire = fire_sdm(now, v, rate);
+
+			assert_true(v >= 1);
+			assert_true(++arms <= 4);
+			if (fire >= deadline) {
+				assert_true(fire - deadline < ((unsigned __int128)1 << rate));
+				break;
+			}
+			assert_int_equal(v, PREEMPT_VALUE_MAX);
+			now = (uint64_t)fire + exit_cost;
+		}
+		assert_int_equal(arms, 4);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -161,6 +281,9 @@ int main(void)
 		cmocka_unit_test(test_never_early_random),
 		cmocka_unit_test(test_saturation_every_rate),
 		cmocka_unit_test(test_no_overflow_near_2_64),
+		cmocka_unit_test(test_rates_0_5_7_values),
+		cmocka_unit_test(test_rates_0_5_7_never_early),
+		cmocka_unit_test(test_rates_0_5_7_saturated_rearm),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

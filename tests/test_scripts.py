@@ -1,0 +1,348 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
+"""Host tests of the runner scripts (scripts/emu.py, scripts/tickvisor-run,
+tests/bench.py): no emulator is started. make test runs them with the unit
+tests (tests/harness.py); `python3 tests/test_scripts.py` runs them alone."""
+import contextlib
+import importlib.machinery
+import importlib.util
+import io
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+import unittest
+from unittest import mock
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+import bench  # noqa: E402
+import emu  # noqa: E402
+
+
+def load_runner():
+    path = os.path.join(ROOT, "scripts", "tickvisor-run")
+    loader = importlib.machinery.SourceFileLoader("tickvisor_run", path)
+    spec = importlib.util.spec_from_loader("tickvisor_run", loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
+
+
+runner = load_runner()
+MB_KERNEL = os.path.join(ROOT, "tests", "data", "multiboot", "kernel32.elf")
+
+
+def mb_header(flags=0, checksum=None):
+    magic = 0x1BADB002
+    if checksum is None:
+        checksum = (-(magic + flags)) & 0xffffffff
+    return struct.pack("<III", magic, flags, checksum)
+
+
+class Tmp(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory(prefix="tickvisor-test-")
+        self.addCleanup(self.dir.cleanup)
+
+    def file(self, name, data=b""):
+        path = os.path.join(self.dir.name, name)
+        with open(path, "wb") as f:
+            f.write(data)
+        return path
+
+
+class MultibootCheck(Tmp):
+    """Multiboot Specification 0.6.96, "The layout of Multiboot header":
+    magic 0x1BADB002, 32-bit aligned, within the first 8192 bytes, and
+    magic + flags + checksum = 0 mod 2^32 (vmm/multiboot.c agrees)."""
+
+    def test_bundled_kernels_pass(self):
+        self.assertIsNone(runner.multiboot_error(MB_KERNEL))
+        self.assertIsNone(runner.multiboot_error(MB_KERNEL.replace("32", "64")))
+
+    def test_header_at_last_aligned_place_passes(self):
+        path = self.file("k", bytes(8192 - 12) + mb_header(flags=3))
+        self.assertIsNone(runner.multiboot_error(path))
+
+    def test_header_crossing_8192_is_refused(self):
+        path = self.file("k", bytes(8192 - 8) + mb_header())
+        self.assertIn("no Multiboot header", runner.multiboot_error(path))
+
+    def test_header_beyond_8192_is_refused(self):
+        path = self.file("k", bytes(8192) + mb_header())
+        self.assertIn("no Multiboot header", runner.multiboot_error(path))
+
+    def test_unaligned_header_is_refused(self):
+        path = self.file("k", bytes(6) + mb_header() + bytes(64))
+        self.assertIn("no Multiboot header", runner.multiboot_error(path))
+
+    def test_bad_checksum_names_file_and_offset(self):
+        path = self.file("k", bytes(16) + mb_header(checksum=1) + bytes(64))
+        why = runner.multiboot_error(path)
+        self.assertEqual(why, f"{path}: not a Multiboot kernel: the header at offset 0x10 "
+                              "has a wrong checksum")
+
+    def test_good_header_after_a_bad_one_passes(self):
+        path = self.file("k", mb_header(checksum=1) + mb_header(flags=2))
+        self.assertIsNone(runner.multiboot_error(path))
+
+    def test_missing_empty_and_directory(self):
+        self.assertEqual(runner.multiboot_error("/nonexistent/k.elf"),
+                         "/nonexistent/k.elf: file not found")
+        self.assertIn("no Multiboot header", runner.multiboot_error(self.file("empty")))
+        self.assertIn("is a directory", runner.multiboot_error(self.dir.name))
+
+    def test_efi_application_is_refused(self):
+        path = self.file("app.efi", b"MZ" + bytes(10000))
+        self.assertIn("not a Multiboot kernel", runner.multiboot_error(path))
+
+
+class RunnerRequest(Tmp):
+    def args(self, *argv):
+        return runner.parse_args(["--kernel", MB_KERNEL, *argv])
+
+    def test_qemu_spellings(self):
+        a = runner.parse_args(["-kernel", MB_KERNEL, "-append", "x=1", "-initrd", "a,b",
+                               "-smp", "2", "-m", "64M"])
+        self.assertEqual((a.kernel, a.append, a.initrd, a.smp, a.mem),
+                         (MB_KERNEL, "x=1", "a,b", 2, "64M"))
+
+    def test_cmdline_is_kernel_path_then_append(self):
+        _, cmdline = runner.check_request(self.args("--append", "a=1 b"))
+        self.assertEqual(cmdline, f"{MB_KERNEL} a=1 b")
+
+    def test_refusals(self):
+        mod = self.file("mod.bin", b"x")
+        cases = [
+            (["--initrd", "/nonexistent/m"], "/nonexistent/m: file not found"),
+            (["--initrd", f"{mod},{mod}"], "two files named mod.bin"),
+            (["--initrd", ",".join([mod] * 9)], "at most 8"),
+            (["--append", 'say "hi"'], "double quote"),
+            (["--initrd", self.file('a"b', b"x")], "double quote"),
+            (["--append", "x" * 300], "at most 255"),
+            (["--smp", "0"], "between 1 and 16"),
+            (["--smp", "17"], "between 1 and 16"),
+            (["--opts", "timer"], "'timer' is not KEY=VALUE"),
+        ]
+        for argv, msg in cases:
+            with self.subTest(argv=argv[:2]):
+                with self.assertRaises(runner.RunError) as e:
+                    runner.check_request(self.args(*argv))
+                self.assertIn(msg, str(e.exception))
+
+    def test_memory_sizes(self):
+        self.assertEqual(runner.parse_mem_mib("128M"), 128)
+        self.assertEqual(runner.parse_mem_mib("256"), 256)
+        self.assertEqual(runner.parse_mem_mib("1G"), 1024)
+        for bad in ("1M", "4G", "lots", "12K"):
+            with self.subTest(size=bad), self.assertRaises(runner.RunError):
+                runner.parse_mem_mib(bad)
+        self.assertEqual(runner.emulator_megs("bochs", 1792), 2048)
+        with self.assertRaises(runner.RunError):
+            runner.emulator_megs("bochs", 1800)
+        self.assertEqual(runner.emulator_megs("kvm", 3072), 3072 + 256)
+
+    def test_config_and_esp(self):
+        mod = self.file("initrd.img", b"module bytes")
+        efi = self.file("tickvisor.efi", b"MZ efi")
+        a = self.args("--append", "a=1", "--initrd", mod, "--smp", "2", "--opts",
+                      "timer=lapic apicv=off", "--timeout", "9")
+        modules, cmdline = runner.check_request(a)
+        text = runner.config_text(a, "kernel32", modules, cmdline, 64)
+        self.assertEqual(text, 'timer=lapic\napicv=off\nguest kernel32 "guests/kernel32.elf" '
+                               f'mem=64M vcpus=2 cmdline="{MB_KERNEL} a=1" timeout=9 '
+                               'module="guests/initrd.img"\n')
+        work = os.path.join(self.dir.name, "esp")
+        os.makedirs(work)
+        img = runner.build_esp(efi, [MB_KERNEL, mod], text, work)
+
+        def mtype(path):
+            return subprocess.run(["mtype", "-i", img, path], capture_output=True,
+                                  check=True).stdout
+
+        self.assertEqual(os.path.getsize(img) % runner.CYLINDER_BYTES, 0)
+        self.assertEqual(mtype("::/EFI/BOOT/BOOTX64.EFI"), b"MZ efi")
+        self.assertEqual(mtype("::/EFI/tickvisor/tickvisor.cfg").decode(), text)
+        self.assertEqual(mtype("::/EFI/tickvisor/guests/initrd.img"), b"module bytes")
+        with open(MB_KERNEL, "rb") as f:
+            self.assertEqual(mtype("::/EFI/tickvisor/guests/kernel32.elf"), f.read())
+
+    def test_errors_stop_before_any_emulator(self):
+        err = io.StringIO()
+        with mock.patch.object(runner.emu, "run") as run, contextlib.redirect_stderr(err):
+            status = runner.main(["--kernel", self.file("plain.txt", b"hello"),
+                                  "--emu", "bochs"])
+        run.assert_not_called()
+        self.assertEqual(status, 2)
+        self.assertIn("tickvisor-run: error: ", err.getvalue())
+        self.assertIn("plain.txt: not a Multiboot kernel", err.getvalue())
+
+    def test_status_is_the_guests(self):
+        serial = ("tickvisor: guest k: starting (x)\nFAIL: one\n"
+                  "tickvisor: guest k exited with status 7\ntickvisor: final status 1\n")
+        self.assertEqual(runner.guest_status(serial, "k", 1), (7, True))
+        self.assertEqual(runner.guest_status("tickvisor: final status 1\n", "k", 1), (1, False))
+
+
+class SerialReading(Tmp):
+    def test_poll_returns_only_new_text(self):
+        path = self.file("com1.log")
+        log = emu.SerialLog(path)
+        with open(path, "ab", buffering=0) as f:
+            f.write(b"one\r\ntw")
+            self.assertEqual(log.poll(), "one\ntw")
+            f.write(b"o\r")
+            self.assertEqual(log.poll(), "o")
+            f.write(b"\n\xc3")                  # half of a two-byte character
+            self.assertEqual(log.poll(), "\n")
+            f.write(b"\xa9!\n")
+            self.assertEqual(log.poll(), "\u00e9!\n")
+        self.assertEqual(log.text, "one\ntwo\n\u00e9!\n")
+        log.close()
+
+    def test_missing_file_is_empty(self):
+        log = emu.SerialLog(os.path.join(self.dir.name, "not-yet"))
+        self.assertEqual(log.poll(), "")
+
+    def test_final_line_split_across_reads(self):
+        final = emu.FinalLine(emu.FINAL_RE)
+        self.assertIsNone(final.feed("tickvisor: final st"))
+        self.assertIsNone(final.feed("tickvisor: final status 3"))
+        self.assertEqual(final.feed("tickvisor: final status 3\n").group(1), "3")
+        text = "tickvisor: final status 3\nx tickvisor: final status 9\ntickvisor: final status 4\n"
+        self.assertEqual(final.feed(text).group(1), "4")
+
+    def test_watch_reads_each_byte_once(self):
+        """watch() used to re-read the whole log every 100 ms: a boot
+        printing 2 MB read it some 20 times over."""
+        path = self.file("com1.log")
+        chunk = b"PASS: something long enough to make the log grow quickly\r\n" * 1000
+        polls = 40
+        real_open = open
+        read = []
+
+        class Counting:
+            """The log file, counting the bytes read from it."""
+
+            def __init__(self, f):
+                self.f = f
+
+            def read(self, *args):
+                data = self.f.read(*args)
+                read.append(len(data))
+                return data
+
+            def close(self):
+                self.f.close()
+
+            def __enter__(self):
+                return self
+
+            def __exit__(self, *exc):
+                self.f.close()
+
+        def counting_open(p, mode="r", *args, **kw):
+            f = real_open(p, mode, *args, **kw)
+            return Counting(f) if p == path and "r" in mode else f
+
+        class Emulator:
+            n = 0
+
+            def poll(self):
+                self.n += 1
+                with real_open(path, "ab") as f:
+                    f.write(chunk)
+                    if self.n == polls:
+                        f.write(b"tickvisor: final status 0\r\n")
+                return 0 if self.n == polls else None
+
+        with mock.patch("builtins.open", counting_open), mock.patch.object(emu.time, "sleep"):
+            status, serial, timed_out = emu.watch(Emulator(), path, 60, False)
+        self.assertEqual((status, timed_out), (0, False))
+        size = os.path.getsize(path)
+        self.assertEqual(len(serial), size - serial.count("\n"))
+        self.assertLessEqual(sum(read), size)
+
+
+class DryRun(Tmp):
+    def run_dry(self, emu_name="kvm", **patches):
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.ExitStack() as st:
+            for name, value in patches.items():
+                st.enter_context(mock.patch.object(emu, name, value))
+            st.enter_context(contextlib.redirect_stdout(out))
+            st.enter_context(contextlib.redirect_stderr(err))
+            status = emu.dry_run("esp.img", emu_name, self.dir.name, cpus=2, megs=512)
+        return status, out.getvalue(), err.getvalue()
+
+    def fake_qemu(self):
+        """A PATH holding only an executable named qemu-system-x86_64."""
+        bindir = os.path.join(self.dir.name, "bin")
+        os.makedirs(bindir, exist_ok=True)
+        qemu = os.path.join(bindir, emu.QEMU)
+        with open(qemu, "w") as f:
+            f.write("#!/bin/sh\nexit 1\n")
+        os.chmod(qemu, 0o755)
+        return mock.patch.dict(os.environ, {"PATH": bindir})
+
+    def test_kvm_command_line(self):
+        with self.fake_qemu():
+            status, out, err = self.run_dry(kvm_usable=lambda: False)
+        img = os.path.abspath("esp.img")
+        self.assertEqual(status, 0, err)
+        self.assertEqual(out, f"qemu-system-x86_64 -machine q35 -m 512 -smp 2 -display none "
+                              f"-monitor none -no-reboot -nodefaults -bios {emu.OVMF} "
+                              f"-drive format=raw,file={img} -serial "
+                              f"file:{self.dir.name}/com1.log -device "
+                              "isa-debug-exit,iobase=0xf4,iosize=0x04 -enable-kvm "
+                              "-cpu host,+vmx\n")
+        self.assertIn("/dev/kvm with nested VMX is not usable here", err)
+
+    def test_missing_qemu(self):
+        with mock.patch.dict(os.environ, {"PATH": self.dir.name}):
+            status, out, err = self.run_dry()
+        self.assertEqual(status, 1)
+        self.assertIn("dry run: missing qemu-system-x86_64 (apt-get install qemu-system-x86)",
+                      err)
+
+    def test_missing_ovmf(self):
+        with self.fake_qemu():
+            status, out, err = self.run_dry(OVMF="/nonexistent/OVMF.fd")
+        self.assertEqual(status, 1)
+        self.assertIn("dry run: missing /nonexistent/OVMF.fd (apt-get install ovmf)", err)
+
+    def test_every_emulator_is_listed(self):
+        self.assertEqual(set(emu.EMULATORS), {"bochs", "tcg", "kvm", "native", "native-kvm"})
+        for name in emu.EMULATORS:
+            self.assertIn(f"\n  {name} ", emu.__doc__)
+        with self.assertRaises(SystemExit) as e:
+            emu.emulator_command("x.img", "vbox", self.dir.name)
+        self.assertIn("bochs, tcg, kvm, native, native-kvm", str(e.exception))
+
+
+class BenchTscRate(Tmp):
+    def test_no_tsc_line_stops_the_bench(self):
+        """It used to assume 50 MHz and go on to the native runs."""
+        serial = "tickvisor: tickvisor 0.1.0\ntickvisor: error: VMX unavailable\n"
+        natives = []
+        err = io.StringIO()
+        with mock.patch.object(emu, "run", return_value=(1, serial, self.dir.name)), \
+             mock.patch.object(emu, "esp_with_config", return_value="esp.img"), \
+             mock.patch.object(bench, "run_native", lambda *a: natives.append(a) or {}), \
+             mock.patch.object(sys, "argv", ["bench.py", "--build", self.dir.name,
+                                             "--emu", "bochs"]), \
+             contextlib.redirect_stderr(err), self.assertRaises(SystemExit) as e:
+            bench.main()
+        self.assertEqual(natives, [])
+        self.assertIn("bench: cannot learn the TSC rate", str(e.exception))
+
+    def test_tsc_line_is_used(self):
+        serial = "tickvisor: TSC: 2100000000 Hz from HPET, invariant\n"
+        self.assertEqual(bench.tsc_rate(serial, "here"), 2100000000)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -107,20 +107,22 @@ static void xmm_fill_ones(void)
 		     : : : "memory");
 }
 
-/* OR of XMM0-15 (or YMM0-15 with avx): 0 when all are zero. */
+/* OR of XMM0-15 (or YMM0-15 with avx): 0 when all are zero. VORPS, not
+ * VPOR: VEX.256 VPOR is AVX2 (SDM Vol. 2, POR), which Sandy Bridge lacks;
+ * the bitwise OR is the same. */
 static uint64_t vec_or(bool avx)
 {
 	uint64_t out[4] = { 0 };
 
 	if (avx)
-		asm volatile("vpor %%ymm1, %%ymm0, %%ymm0\n\tvpor %%ymm2, %%ymm0, %%ymm0\n\t"
-			     "vpor %%ymm3, %%ymm0, %%ymm0\n\tvpor %%ymm4, %%ymm0, %%ymm0\n\t"
-			     "vpor %%ymm5, %%ymm0, %%ymm0\n\tvpor %%ymm6, %%ymm0, %%ymm0\n\t"
-			     "vpor %%ymm7, %%ymm0, %%ymm0\n\tvpor %%ymm8, %%ymm0, %%ymm0\n\t"
-			     "vpor %%ymm9, %%ymm0, %%ymm0\n\tvpor %%ymm10, %%ymm0, %%ymm0\n\t"
-			     "vpor %%ymm11, %%ymm0, %%ymm0\n\tvpor %%ymm12, %%ymm0, %%ymm0\n\t"
-			     "vpor %%ymm13, %%ymm0, %%ymm0\n\tvpor %%ymm14, %%ymm0, %%ymm0\n\t"
-			     "vpor %%ymm15, %%ymm0, %%ymm0\n\tvmovdqu %%ymm0, (%0)"
+		asm volatile("vorps %%ymm1, %%ymm0, %%ymm0\n\tvorps %%ymm2, %%ymm0, %%ymm0\n\t"
+			     "vorps %%ymm3, %%ymm0, %%ymm0\n\tvorps %%ymm4, %%ymm0, %%ymm0\n\t"
+			     "vorps %%ymm5, %%ymm0, %%ymm0\n\tvorps %%ymm6, %%ymm0, %%ymm0\n\t"
+			     "vorps %%ymm7, %%ymm0, %%ymm0\n\tvorps %%ymm8, %%ymm0, %%ymm0\n\t"
+			     "vorps %%ymm9, %%ymm0, %%ymm0\n\tvorps %%ymm10, %%ymm0, %%ymm0\n\t"
+			     "vorps %%ymm11, %%ymm0, %%ymm0\n\tvorps %%ymm12, %%ymm0, %%ymm0\n\t"
+			     "vorps %%ymm13, %%ymm0, %%ymm0\n\tvorps %%ymm14, %%ymm0, %%ymm0\n\t"
+			     "vorps %%ymm15, %%ymm0, %%ymm0\n\tvmovdqu %%ymm0, (%0)"
 			     : : "r"(out) : "memory");
 	else
 		asm volatile("por %%xmm1, %%xmm0\n\tpor %%xmm2, %%xmm0\n\tpor %%xmm3, %%xmm0\n\t"
@@ -142,7 +144,8 @@ static uint64_t dr7_mark(void)
 
 static void role_set(void)
 {
-	uint64_t dr7 = dr7_mark();
+	static const uint64_t ymm_ones[4] __aligned(32) = { ~0ull, ~0ull, ~0ull, ~0ull };
+	uint64_t dr7 = dr7_mark(), ymm7[4] = { 0 };
 
 	for (unsigned i = 0; i < ARRAY_SIZE(msrs); i++) {
 		wrmsr(msrs[i].msr, msrs[i].mark);
@@ -173,8 +176,11 @@ static void role_set(void)
 	}
 	write_cr4(read_cr4() | X86_CR4_OSXSAVE);
 	xsetbv0(XCR0_AVX_ON);
-	asm volatile("vpcmpeqd %%ymm7, %%ymm7, %%ymm7" : : : "memory");
-	report(xgetbv0() == XCR0_AVX_ON && vec_or(true) == ~0ull, "set XCR0 = 7, YMM7");
+	/* A load (AVX), not VPCMPEQD (AVX2 on YMM). Bits 255:128 of YMM7
+	 * checked apart: the low halves are all ones already. */
+	asm volatile("vmovdqu %1, %%ymm7\n\tvmovdqu %%ymm7, %0" : "=m"(ymm7) : "m"(ymm_ones));
+	report(xgetbv0() == XCR0_AVX_ON && ymm7[2] == ~0ull && ymm7[3] == ~0ull &&
+	       vec_or(true) == ~0ull, "set XCR0 = 7, YMM7 (0x%lx 0x%lx)", ymm7[2], ymm7[3]);
 }
 
 static void role_check(void)

@@ -15,7 +15,7 @@
 #ifndef BOOT_CONFIG_H
 #define BOOT_CONFIG_H
 
-#include "vmm/options.h"
+#include "vmm/host/options.h"
 
 #define CONFIG_ERR_LEN 160u
 

@@ -4,7 +4,7 @@
 #define BOOT_EFI_H
 
 #include <efi.h>
-#include "vmm/boot_info.h"
+#include "vmm/host/boot_info.h"
 
 /* Only GNU-EFI's headers, crt0 and self-relocation are used: libefi's
  * InitializeLib would bring a second memset/memcpy, and we need little of

@@ -10,7 +10,7 @@
 #include "drivers/fmt.h"
 #include "drivers/serial.h"
 #include "drivers/string.h"
-#include "vmm/log.h"
+#include "vmm/host/log.h"
 #include "version.h"        /* generated: TV_GIT_REV */
 
 #define DEFAULT_CFG_PATH   "\\EFI\\tickvisor\\tickvisor.cfg"

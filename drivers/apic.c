@@ -78,7 +78,7 @@ static void irq_restore(uint64_t flags)
  * sends (SDM Vol. 3A, "Interrupt Command Register (ICR)"). Anything that
  * sends an IPI between the two on this CPU would redirect the first one.
  * - Interrupts are off across the pair, so no interrupt handler does.
- * - NMIs cannot be held off. tickvisor's NMI handler (vmm/irq.c) sends
+ * - NMIs cannot be held off. tickvisor's NMI handler (vmm/host/irq.c) sends
  *   no IPI; the one IPI sent from NMI context is the panic broadcast,
  *   which uses a shorthand and so writes ICR_LO only (the destination
  *   field is ignored then), and never returns to the code it interrupted.

@@ -43,7 +43,7 @@ void serial_init(uint16_t base)
  * as lost. They go out, in order, before the guest's next serial byte or
  * when the guest ends. Guest bytes themselves are sent at once, waiting
  * for the UART as the guest would on bare metal. A full ring falls back
- * to waiting. Callers serialize (vmm/log.c holds a lock around every use).
+ * to waiting. Callers serialize (vmm/host/log.c holds a lock around every use).
  */
 static char *ring;
 static size_t ring_size, ring_head, ring_tail;     /* head: next in, tail: next out */

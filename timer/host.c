@@ -5,7 +5,7 @@
 #include "timer/host.h"
 #include "timer/host_route.h"
 #include "timer/timebase.h"
-#include "vmm/irq.h"
+#include "vmm/host/irq.h"
 
 struct timer_caps timer_caps;
 

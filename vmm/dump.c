@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "vmm/dump.h"
-#include "vmm/log.h"
+#include "vmm/host/log.h"
 #include "vmm/vcpu_setup.h"
 #include "vmx/vmx.h"
 

@@ -8,8 +8,8 @@
  */
 #include "drivers/io.h"
 #include "vmm/dump.h"
-#include "vmm/log.h"
-#include "vmm/platform.h"
+#include "vmm/host/log.h"
+#include "vmm/host/platform.h"
 #include "vmx/vmx.h"
 
 #define RFLAGS_RSVD  (BITS(63, 22) | BIT(15) | BIT(5) | BIT(3))

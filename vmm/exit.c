@@ -7,9 +7,9 @@
 #include "drivers/io.h"
 #include "vmm/dump.h"
 #include "vmm/exit.h"
-#include "vmm/irq.h"
+#include "vmm/host/irq.h"
 #include "vmm/lapic_glue.h"
-#include "vmm/log.h"
+#include "vmm/host/log.h"
 #include "vmm/vcpu_timer.h"
 #include "vmm/vcpu_run.h"
 #include "vmm/vcpu_xstate.h"
@@ -33,7 +33,7 @@ static int exit_exception_nmi(struct vcpu *v)
 	if (FIELD_GET(INTR_INFO_TYPE, info) == INTR_TYPE_NMI) {
 		/* A host NMI arrived in non-root mode: handle it as the
 		 * host (SDM: it is not delivered to the guest). Through the
-		 * IDT, so the handler's IRET unblocks NMIs (vmm/irq.c). */
+		 * IDT, so the handler's IRET unblocks NMIs (vmm/host/irq.c). */
 		__asm__ volatile("int $2");
 		return 0;
 	}

@@ -9,7 +9,7 @@
 #include "vmm/exit.h"
 #include "vmm/lapic_glue.h"
 #include "vmm/msr.h"
-#include "vmm/platform.h"
+#include "vmm/host/platform.h"
 #include "vmm/vcpu_run.h"
 #include "vmm/vcpu_xstate.h"
 #include "vmx/vmx.h"

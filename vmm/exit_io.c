@@ -11,7 +11,7 @@
 #include "drivers/fwcfg.h"
 #include "vmm/exit.h"
 #include "vmm/io.h"
-#include "vmm/log.h"
+#include "vmm/host/log.h"
 #include "vmm/vcpu_run.h"
 #include "vmx/vmx.h"
 

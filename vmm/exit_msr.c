@@ -8,7 +8,7 @@
 #include "drivers/io.h"
 #include "vmm/exit.h"
 #include "vmm/lapic_glue.h"
-#include "vmm/log.h"
+#include "vmm/host/log.h"
 #include "vmm/msr.h"
 #include "vmm/vcpu_run.h"
 #include "vmx/vmx.h"

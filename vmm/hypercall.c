@@ -4,10 +4,10 @@
 #include "vmm/exit.h"
 #include "vmm/guest.h"
 #include "vmm/hypercall.h"
-#include "vmm/irq.h"
+#include "vmm/host/irq.h"
 #include "vmm/lapic_glue.h"
-#include "vmm/percpu.h"
-#include "vmm/platform.h"
+#include "vmm/host/percpu.h"
+#include "vmm/host/platform.h"
 #include "vmm/vcpu_run.h"
 #include "vmx/vmx.h"
 

@@ -2,18 +2,18 @@
 /* The hypervisor proper, from the hand-off by boot/ to power-off. */
 #include "drivers/io.h"
 #include "drivers/serial.h"
-#include "vmm/boot_info.h"
+#include "vmm/host/boot_info.h"
 #include "vmm/guest.h"
-#include "vmm/irq.h"
-#include "vmm/log.h"
-#include "vmm/mem.h"
-#include "vmm/panic.h"
-#include "vmm/percpu.h"
-#include "vmm/platform.h"
-#include "vmm/power.h"
-#include "vmm/smp.h"
+#include "vmm/host/irq.h"
+#include "vmm/host/log.h"
+#include "vmm/host/mem.h"
+#include "vmm/host/panic.h"
+#include "vmm/host/percpu.h"
+#include "vmm/host/platform.h"
+#include "vmm/host/power.h"
+#include "vmm/host/smp.h"
 #include "vmm/vcpu_timer.h"
-#include "vmm/vmx_cpu.h"
+#include "vmm/host/vmx_cpu.h"
 
 #define LOG_RING_SIZE (256 * KiB)
 

@@ -14,7 +14,7 @@
 #include "drivers/io.h"
 #include "drivers/string.h"
 #include "vmm/exit.h"
-#include "vmm/log.h"
+#include "vmm/host/log.h"
 #include "vmm/mmio.h"
 #include "vmm/mmio_hole.h"
 #include "vmm/vcpu_run.h"

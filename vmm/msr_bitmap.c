@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "drivers/io.h"
 #include "drivers/string.h"
-#include "vmm/mem.h"
+#include "vmm/host/mem.h"
 #include "vmm/msr.h"
 
 /* MSRs the guest reads and writes directly: their guest values live in

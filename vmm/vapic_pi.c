@@ -14,11 +14,11 @@
  * and VIRR empty into a delivery of vector 0xff, which wedges the guest.)
  */
 #include "drivers/apic.h"
-#include "vmm/irq.h"
+#include "vmm/host/irq.h"
 #include "vmm/lapic_glue.h"
-#include "vmm/mem.h"
-#include "vmm/percpu.h"
-#include "vmm/platform.h"
+#include "vmm/host/mem.h"
+#include "vmm/host/percpu.h"
+#include "vmm/host/platform.h"
 #include "vmm/vcpu_setup.h"
 #include "vmx/vmx.h"
 

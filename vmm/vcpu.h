@@ -3,11 +3,11 @@
 #ifndef VMM_VCPU_H
 #define VMM_VCPU_H
 
-#include "vmm/options.h"
+#include "vmm/host/options.h"
 #include "lapic/vlapic.h"
 #include "timer/advance.h"
 #include "timer/host.h"
-#include "vmm/spinlock.h"
+#include "vmm/host/spinlock.h"
 #include "vmx/ept.h"
 #include "vmx/exit.h"
 #include "vmx/regs.h"

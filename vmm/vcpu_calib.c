@@ -22,8 +22,8 @@
  */
 #include "drivers/io.h"
 #include "drivers/string.h"
-#include "vmm/log.h"
-#include "vmm/mem.h"
+#include "vmm/host/log.h"
+#include "vmm/host/mem.h"
 #include "vmm/vcpu_setup.h"
 #include "vmm/vcpu_timer.h"
 #include "vmx/vmx.h"

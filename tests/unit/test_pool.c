@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * vmm/pool.c: the physical memory pool (sorted free ranges, first fit with
+ * vmm/host/pool.c: the physical memory pool (sorted free ranges, first fit with
  * alignment, merge on free). Addresses are plain numbers here: nothing is
  * dereferenced. Ends with a randomized run against a page bitmap model.
  */
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vmm/pool.h"
+#include "vmm/host/pool.h"
 
 #define PG      ((uint64_t)PAGE_SIZE)
 
@@ -380,7 +380,7 @@ static void test_set_table(void **state)
 	free(t2);
 }
 
-/* The owner's side (vmm/mem.c): a table twice as large whenever few
+/* The owner's side (vmm/host/mem.c): a table twice as large whenever few
  * slots are left. Host memory here; mem.c takes it from the pool. */
 static void owner_reserve(struct pool *p)
 {

@@ -8,7 +8,7 @@
 #ifndef VMM_BOOT_INFO_H
 #define VMM_BOOT_INFO_H
 
-#include "vmm/options.h"
+#include "vmm/host/options.h"
 
 #define TV_VERSION "0.1.0"
 

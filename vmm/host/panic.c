@@ -4,10 +4,10 @@
 #include "drivers/fmt.h"
 #include "drivers/io.h"
 #include "drivers/serial.h"
-#include "vmm/irq.h"
-#include "vmm/log.h"
-#include "vmm/panic.h"
-#include "vmm/percpu.h"
+#include "vmm/host/irq.h"
+#include "vmm/host/log.h"
+#include "vmm/host/panic.h"
+#include "vmm/host/percpu.h"
 
 static int panicking;
 static uint64_t image_base;

@@ -8,7 +8,7 @@
 #define VMM_LOG_H
 
 #include "drivers/base.h"
-#include "vmm/options.h"
+#include "vmm/host/options.h"
 
 extern enum log_level log_level;
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
-#include "vmm/pool.h"
+#include "vmm/host/pool.h"
 
 void pool_init(struct pool *p)
 {

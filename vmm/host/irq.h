@@ -5,7 +5,7 @@
 
 #include "drivers/base.h"
 
-/* Saved by vmm/entry.asm; field order is the push order reversed. */
+/* Saved by vmm/host/irq_entry.asm; field order is the push order reversed. */
 struct irq_frame {
 	uint64_t rax, rbx, rcx, rdx, rsi, rdi, rbp;
 	uint64_t r8, r9, r10, r11, r12, r13, r14, r15;

@@ -2,8 +2,8 @@
 #include <stdarg.h>
 #include "drivers/fmt.h"
 #include "drivers/serial.h"
-#include "vmm/log.h"
-#include "vmm/spinlock.h"
+#include "vmm/host/log.h"
+#include "vmm/host/spinlock.h"
 
 #define LOG_LINE_MAX 512u
 

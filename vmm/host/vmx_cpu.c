@@ -2,12 +2,12 @@
 /* VMX operation on a physical CPU, with the region from our pool. */
 #include "drivers/fmt.h"
 #include "drivers/io.h"
-#include "vmm/log.h"
-#include "vmm/mem.h"
-#include "vmm/panic.h"
-#include "vmm/percpu.h"
-#include "vmm/platform.h"
-#include "vmm/vmx_cpu.h"
+#include "vmm/host/log.h"
+#include "vmm/host/mem.h"
+#include "vmm/host/panic.h"
+#include "vmm/host/percpu.h"
+#include "vmm/host/platform.h"
+#include "vmm/host/vmx_cpu.h"
 #include "vmx/vmx.h"
 
 bool vmm_vmx_cpu_on(void)

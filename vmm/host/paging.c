@@ -6,8 +6,8 @@
  * CPU has them, else 2 MiB. Memory types come from the MTRRs.
  */
 #include "drivers/io.h"
-#include "vmm/log.h"
-#include "vmm/mem.h"
+#include "vmm/host/log.h"
+#include "vmm/host/mem.h"
 
 #define PTE_P    BIT(0)
 #define PTE_W    BIT(1)

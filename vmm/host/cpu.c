@@ -3,9 +3,9 @@
  * a usable TR; OVMF leaves TR = 0) and the shared IDT. */
 #include "drivers/io.h"
 #include "drivers/string.h"
-#include "vmm/irq.h"
-#include "vmm/mem.h"
-#include "vmm/percpu.h"
+#include "vmm/host/irq.h"
+#include "vmm/host/mem.h"
+#include "vmm/host/percpu.h"
 
 struct pcpu *cpus[TV_MAX_CPUS];
 uint32_t ncpus_online;

@@ -2,14 +2,14 @@
 /*
  * Physical memory pool: a sorted array of free ranges taken from the UEFI
  * memory map, first-fit allocation with alignment, freeing with merge.
- * Pure logic (host-tested); vmm/mem.c wraps one global instance with a
+ * Pure logic (host-tested); vmm/host/mem.c wraps one global instance with a
  * lock. Memory is identity mapped, so an address is also a pointer.
  *
  * Frees in any order can cut free memory into more ranges than any fixed
  * table holds (EPT tables freed in address order, allocated in another:
  * issue 15.1). The pool starts with a table of its own; before it runs
  * out, its owner hands it a larger one (pool_needs_table, pool_set_table),
- * taken from the pool itself in vmm/mem.c. Only a pool never given one
+ * taken from the pool itself in vmm/host/mem.c. Only a pool never given one
  * drops a range it has no slot for, and counts it.
  */
 #ifndef VMM_POOL_H

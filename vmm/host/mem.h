@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* Host memory: the global pool (vmm/pool.h) and the identity map. */
+/* Host memory: the global pool (vmm/host/pool.h) and the identity map. */
 #ifndef VMM_MEM_H
 #define VMM_MEM_H
 
-#include "vmm/boot_info.h"
+#include "vmm/host/boot_info.h"
 
 /* Pool from the usable RAM of the UEFI map (above 1 MiB: the low pages
  * are kept for the AP start-up trampoline). */

@@ -9,8 +9,8 @@
 #include "drivers/fwcfg.h"
 #include "drivers/io.h"
 #include "drivers/serial.h"
-#include "vmm/log.h"
-#include "vmm/power.h"
+#include "vmm/host/log.h"
+#include "vmm/host/power.h"
 
 #define QEMU_DEBUG_EXIT_PORT 0xf4u
 

@@ -7,7 +7,7 @@
 #include "drivers/hpet.h"
 #include "drivers/pmtimer.h"
 #include "drivers/tsc.h"
-#include "vmm/boot_info.h"
+#include "vmm/host/boot_info.h"
 #include "timer/timebase.h"
 #include "vmx/caps.h"
 

@@ -2,11 +2,11 @@
 #include "drivers/apic.h"
 #include "drivers/io.h"
 #include "drivers/string.h"
-#include "vmm/irq.h"
-#include "vmm/log.h"
-#include "vmm/panic.h"
+#include "vmm/host/irq.h"
+#include "vmm/host/log.h"
+#include "vmm/host/panic.h"
 #include "timer/host.h"
-#include "vmm/platform.h"
+#include "vmm/host/platform.h"
 
 #define IOAPIC_DEFAULT_BASE 0xfec00000u
 

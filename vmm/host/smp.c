@@ -13,21 +13,21 @@
 #include "drivers/apic.h"
 #include "drivers/io.h"
 #include "drivers/string.h"
-#include "vmm/irq.h"
-#include "vmm/log.h"
-#include "vmm/mem.h"
-#include "vmm/panic.h"
-#include "vmm/percpu.h"
-#include "vmm/platform.h"
-#include "vmm/smp.h"
-#include "vmm/vmx_cpu.h"
+#include "vmm/host/irq.h"
+#include "vmm/host/log.h"
+#include "vmm/host/mem.h"
+#include "vmm/host/panic.h"
+#include "vmm/host/percpu.h"
+#include "vmm/host/platform.h"
+#include "vmm/host/smp.h"
+#include "vmm/host/vmx_cpu.h"
 
 extern const char trampoline_start[], trampoline_end[];
 extern const uint32_t tramp_off_gdt, tramp_off_gdtr_base, tramp_off_pm32_ptr,
 	tramp_off_lm64_ptr, tramp_off_pm32, tramp_off_lm64, tramp_off_cr3, tramp_off_stack,
 	tramp_off_pcpu, tramp_off_entry, tramp_off_alive, tramp_off_owner, tramp_off_id_leaf_b;
 
-/* tr_owner (vmm/trampoline.asm): the APIC ID of the one AP the data block
+/* tr_owner (vmm/host/trampoline.asm): the APIC ID of the one AP the data block
  * is for, until that AP claims it; closed when the BSP gives up. */
 #define TRAMP_CLAIMED   0xffffffffu
 #define TRAMP_CLOSED    0xfffffffeu

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "drivers/string.h"
-#include "vmm/mem.h"
-#include "vmm/panic.h"
-#include "vmm/pool.h"
-#include "vmm/spinlock.h"
+#include "vmm/host/mem.h"
+#include "vmm/host/panic.h"
+#include "vmm/host/pool.h"
+#include "vmm/host/spinlock.h"
 
 #define LOW_MEM_END (1ull << 20)
 
@@ -14,7 +14,7 @@ static struct spinlock pool_lock;
 static uint64_t low_page;
 
 /*
- * Keeps free slots in the pool's range table (vmm/pool.h): while fewer
+ * Keeps free slots in the pool's range table (vmm/host/pool.h): while fewer
  * than POOL_TABLE_SLACK are left, the table doubles, taken from the pool
  * itself, and the old one goes back to it. Called after every change
  * under the lock, so no single change finds the table full.

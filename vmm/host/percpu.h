@@ -8,9 +8,9 @@
 #define VMM_PERCPU_H
 
 #include "drivers/base.h"
-#include "vmm/desc.h"
+#include "vmm/host/desc.h"
 #include "timer/host.h"
-#include "vmm/options.h"
+#include "vmm/host/options.h"
 
 #define CPU_STACK_SIZE   (32 * KiB)
 #define CPU_IST_SIZE     (8 * KiB)

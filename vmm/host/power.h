@@ -3,7 +3,7 @@
 #ifndef VMM_POWER_H
 #define VMM_POWER_H
 
-#include "vmm/boot_info.h"
+#include "vmm/host/boot_info.h"
 
 void power_init(const struct boot_info *bi);
 /* Prints "tickvisor: final status N" and powers the machine off. */

@@ -1,6 +1,6 @@
 ; SPDX-License-Identifier: BSD-2-Clause
 ;
-; AP start-up trampoline, copied by vmm/smp.c to a page below 1 MiB and
+; AP start-up trampoline, copied by vmm/host/smp.c to a page below 1 MiB and
 ; entered by the SIPI in real mode at CS = page >> 4, IP = 0. It climbs to
 ; long mode on tickvisor's page tables and calls
 ;     void ap_entry(struct pcpu *p);
@@ -17,8 +17,8 @@ global trampoline_data
 section .text
 
 %define OFF(x) ((x) - trampoline_start)
-%define TR_CLAIMED 0xffffffff           ; vmm/smp.c: TRAMP_CLAIMED
-%define TR_CLOSED  0xfffffffe           ; vmm/smp.c: TRAMP_CLOSED
+%define TR_CLAIMED 0xffffffff           ; vmm/host/smp.c: TRAMP_CLAIMED
+%define TR_CLOSED  0xfffffffe           ; vmm/host/smp.c: TRAMP_CLOSED
 
 bits 16
 trampoline_start:

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "drivers/apic.h"
 #include "drivers/io.h"
-#include "vmm/irq.h"
-#include "vmm/log.h"
-#include "vmm/mem.h"
-#include "vmm/panic.h"
-#include "vmm/percpu.h"
+#include "vmm/host/irq.h"
+#include "vmm/host/log.h"
+#include "vmm/host/mem.h"
+#include "vmm/host/panic.h"
+#include "vmm/host/percpu.h"
 
 #define IDT_STUB_SIZE     16u
 #define IDT_TYPE_INTGATE  0x8eu  /* P, DPL0, 64-bit interrupt gate */

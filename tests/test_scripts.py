@@ -57,7 +57,7 @@ class Tmp(unittest.TestCase):
 class MultibootCheck(Tmp):
     """Multiboot Specification 0.6.96, "The layout of Multiboot header":
     magic 0x1BADB002, 32-bit aligned, within the first 8192 bytes, and
-    magic + flags + checksum = 0 mod 2^32 (vmm/multiboot.c agrees)."""
+    magic + flags + checksum = 0 mod 2^32 (vmm/loader/multiboot.c agrees)."""
 
     def test_bundled_kernels_pass(self):
         self.assertIsNone(runner.multiboot_error(MB_KERNEL))

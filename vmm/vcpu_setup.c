@@ -11,7 +11,7 @@
 #include "vmm/host/log.h"
 #include "vmm/host/mem.h"
 #include "vmm/msr.h"
-#include "vmm/multiboot.h"
+#include "vmm/loader/multiboot.h"
 #include "vmm/host/percpu.h"
 #include "vmm/host/platform.h"
 #include "vmm/vcpu_setup.h"

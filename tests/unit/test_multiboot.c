@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * vmm/multiboot.c on the host. Kernel images are built in memory from the
+ * vmm/loader/multiboot.c on the host. Kernel images are built in memory from the
  * C library's <elf.h> structures (a second opinion on the ELF layouts), or
  * read from tests/data/multiboot/ (real gcc/ld output of kernel.S there).
  * Guest RAM and every image handed to the loader are heap buffers of
@@ -20,7 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "vmm/multiboot.h"
+#include "vmm/loader/multiboot.h"
 
 #define RAM_SIZE        (8 * MiB)
 #define IMG_CAP         (64 * 1024)

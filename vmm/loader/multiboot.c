@@ -12,7 +12,7 @@
  *   command line, loader name, module strings
  */
 #include <stdarg.h>
-#include "vmm/multiboot.h"
+#include "vmm/loader/multiboot.h"
 #include "drivers/fmt.h"
 #include "drivers/string.h"
 

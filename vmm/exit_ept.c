@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * EPT exits. RAM is mapped, so a violation is the local APIC page (the
- * virtual APIC), or memory with nothing behind it (vmm/mmio_hole.c).
+ * virtual APIC), or memory with nothing behind it (vmm/dev/dev_mmio_hole.c).
  */
 #include "vmm/exit.h"
 #include "vmm/lapic_glue.h"
-#include "vmm/mmio_hole.h"
+#include "vmm/dev/dev_mmio_hole.h"
 #include "vmx/vmx.h"
 
 /*

@@ -4,7 +4,7 @@
  * nothing (or an emulated device) behind it: fetch and decode it at the
  * guest's RIP (vmm/gwalk.c, vmm/insn.c), read and write its registers.
  * Shared by the xAPIC page (vmm/vapic_mmio.c) and unassigned memory
- * (vmm/mmio_hole.c).
+ * (vmm/dev/dev_mmio_hole.c).
  */
 #ifndef VMM_MMIO_H
 #define VMM_MMIO_H

@@ -142,7 +142,7 @@ static void msr_bitmap_x2apic(struct vcpu *v, bool x2apic_apicv, bool vid)
  * - nothing otherwise: each access is an EPT violation, and the exit
  *   handler asks the vCPU that made it whether the page is its APIC
  *   (vcpu_apic_mmio_claims), else it is unassigned memory or RAM hidden
- *   from the EPT (vmm/mmio_hole.c). A vCPU in x2APIC mode or with its APIC
+ *   from the EPT (vmm/dev/dev_mmio_hole.c). A vCPU in x2APIC mode or with its APIC
  *   disabled must not reach the APIC-access page: with "virtualize APIC
  *   accesses" off for it, it would read and write that page as memory.
  * A page no vCPU uses any more is RAM again, or nothing outside RAM.

@@ -79,7 +79,7 @@ struct vcpu {
 	struct vcpu_stats stats;
 };
 
-/* Port-I/O device state of a guest (vmm/exit_io.c, vmm/dev_fwcfg.c). */
+/* Port-I/O device state of a guest (the models in vmm/dev/). */
 struct guest_devices {
 	uint8_t uart_lcr, uart_scr;     /* COM1 line control, scratch */
 	uint32_t pci_addr;              /* last value written to 0xcf8 */

@@ -16,7 +16,7 @@
 #include "vmm/exit.h"
 #include "vmm/host/log.h"
 #include "vmm/mmio.h"
-#include "vmm/mmio_hole.h"
+#include "vmm/dev/dev_mmio_hole.h"
 #include "vmm/vcpu_run.h"
 #include "vmx/vmx.h"
 

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* A decoded port access, as the device models see it, and the table that
+ * routes a port to its model (vmm/dev/dev_ports.c). */
+#ifndef VMM_DEV_IO_H
+#define VMM_DEV_IO_H
+
+#include "vmm/vcpu.h"
+
+struct io_req {
+	uint16_t port;
+	unsigned size;          /* bytes: 1, 2 or 4 */
+	bool in;
+	uint32_t val;           /* value written, or the value to return */
+};
+
+/* Returns 0, or -1 when the access ended the guest. */
+typedef int (*io_fn)(struct vcpu *v, struct io_req *r);
+
+/* The model behind a port, or NULL: the caller then reads all ones,
+ * drops the write and counts it. */
+io_fn dev_io_lookup(uint16_t port);
+
+/* The port models, one file each under vmm/dev/. */
+int io_serial(struct vcpu *v, struct io_req *r);       /* dev_uart.c */
+int io_debug_exit(struct vcpu *v, struct io_req *r);   /* dev_debug_exit.c */
+int io_pic(struct vcpu *v, struct io_req *r);          /* dev_pic.c */
+int io_pci_addr(struct vcpu *v, struct io_req *r);     /* dev_pci.c */
+int io_pci_data(struct vcpu *v, struct io_req *r);     /* dev_pci.c */
+int io_fwcfg(struct vcpu *v, struct io_req *r);        /* dev_fwcfg.c */
+int io_ones(struct vcpu *v, struct io_req *r);         /* dev_ports.c */
+
+#endif

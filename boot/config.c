@@ -20,19 +20,10 @@ static int cfg_error(struct cfg_ctx *x, const char *msg, const char *arg)
 	return -1;
 }
 
-static const char *const timer_names[] = {
-	[TIMER_SEL_AUTO] = "auto", [TIMER_SEL_PREEMPT] = "preempt",
-	[TIMER_SEL_LAPIC] = "lapic", [TIMER_SEL_HPET] = "hpet",
-};
 static const char *const level_names[] = {
 	[LOG_ERROR] = "error", [LOG_WARN] = "warn", [LOG_INFO] = "info",
 	[LOG_DEBUG] = "debug", [LOG_TRACE] = "trace",
 };
-
-const char *config_timer_name(enum timer_backend_sel t)
-{
-	return (unsigned)t < ARRAY_SIZE(timer_names) ? timer_names[t] : "?";
-}
 
 const char *config_log_level_name(enum log_level l)
 {
@@ -108,7 +99,7 @@ static int parse_option(struct cfg_ctx *x, struct tv_options *o,
 	int i;
 
 	if (!strcmp(key, "timer")) {
-		if ((i = lookup(timer_names, ARRAY_SIZE(timer_names), val)) < 0)
+		if ((i = lookup(timer_sel_names, ARRAY_SIZE(timer_sel_names), val)) < 0)
 			return cfg_error(x, "timer must be auto, preempt, lapic or hpet, not", val);
 		o->timer = (enum timer_backend_sel)i;
 		o->set |= OPT_SET_TIMER;

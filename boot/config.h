@@ -38,8 +38,8 @@ int config_parse_load_options(struct tv_options *o, enum log_level *lvl, bool *l
 void config_resolve(struct tv_config *c, const struct tv_options *load_opts,
 		    enum log_level lvl, bool lvl_set);
 
-/* Human-readable names, for the boot log. */
-const char *config_timer_name(enum timer_backend_sel t);
+/* Human-readable names, for the boot log (timer= names: timer_sel_name()
+ * in timer/timer_opts.h). */
 const char *config_log_level_name(enum log_level l);
 
 #endif

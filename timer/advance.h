@@ -11,7 +11,7 @@
 #define TIMER_ADVANCE_H
 
 #include "drivers/base.h"
-#include "vmm/host/options.h"
+#include "timer/timer_opts.h"
 
 #define ADVANCE_MAX_NS        20000u    /* auto never goes beyond 20 us */
 #define ADVANCE_OUTLIER_NS    50000u    /* larger errors are not the timer's */

@@ -4,8 +4,8 @@
 #include "drivers/ioapic.h"
 #include "timer/host.h"
 #include "timer/host_route.h"
+#include "timer/host_vec.h"
 #include "timer/timebase.h"
-#include "vmm/host/irq.h"
 
 struct timer_caps timer_caps;
 

@@ -11,7 +11,7 @@
 #define TIMER_HOST_H
 
 #include "drivers/hpet.h"
-#include "vmm/host/options.h"
+#include "timer/timer_opts.h"
 
 enum timer_kind {
 	TIMER_NONE    = 0,

@@ -5,7 +5,6 @@
  * with a status and tickvisor goes on with the next one.
  */
 #include <stdarg.h>
-#include "boot/config.h"
 #include "drivers/io.h"
 #include "drivers/fmt.h"
 #include "drivers/string.h"
@@ -326,7 +325,7 @@ static int guest_run(const struct guest_spec *s)
 	g->nvcpus = s->vcpus;
 	pr_info("guest %s: starting (%s, mem %lu MiB, %u vCPU%s, timer %s, advance %s, apicv %s, "
 		"hlt %s)", s->name, s->path, (unsigned long)(s->mem_bytes >> 20), s->vcpus,
-		s->vcpus == 1 ? "" : "s", config_timer_name(s->opts.timer),
+		s->vcpus == 1 ? "" : "s", timer_sel_name(s->opts.timer),
 		s->opts.advance == ADVANCE_OFF ? "off" : s->opts.advance == ADVANCE_AUTO ? "auto"
 									 : "fixed",
 		s->opts.apicv ? "on" : "off", s->opts.hlt == HLT_EXIT ? "exit" : "guest");

@@ -108,12 +108,12 @@ static void test_defaults(void **state)
 
 static void test_names(void **state)
 {
-	assert_string_equal(config_timer_name(TIMER_SEL_AUTO), "auto");
-	assert_string_equal(config_timer_name(TIMER_SEL_PREEMPT), "preempt");
-	assert_string_equal(config_timer_name(TIMER_SEL_LAPIC), "lapic");
-	assert_string_equal(config_timer_name(TIMER_SEL_HPET), "hpet");
-	assert_string_equal(config_timer_name((enum timer_backend_sel)4), "?");
-	assert_string_equal(config_timer_name((enum timer_backend_sel)-1), "?");
+	assert_string_equal(timer_sel_name(TIMER_SEL_AUTO), "auto");
+	assert_string_equal(timer_sel_name(TIMER_SEL_PREEMPT), "preempt");
+	assert_string_equal(timer_sel_name(TIMER_SEL_LAPIC), "lapic");
+	assert_string_equal(timer_sel_name(TIMER_SEL_HPET), "hpet");
+	assert_string_equal(timer_sel_name((enum timer_backend_sel)4), "?");
+	assert_string_equal(timer_sel_name((enum timer_backend_sel)-1), "?");
 	assert_string_equal(config_log_level_name(LOG_ERROR), "error");
 	assert_string_equal(config_log_level_name(LOG_TRACE), "trace");
 	assert_string_equal(config_log_level_name((enum log_level)5), "?");

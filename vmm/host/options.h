@@ -8,25 +8,13 @@
 #define VMM_OPTIONS_H
 
 #include "drivers/base.h"
+#include "timer/timer_opts.h"       /* enum timer_backend_sel, advance_mode */
 
 #define TV_MAX_GUESTS   48u
 #define TV_MAX_MODULES  8u
 #define TV_NAME_LEN     32u
 #define TV_PATH_LEN     128u
 #define TV_CMDLINE_LEN  256u
-
-enum timer_backend_sel {
-	TIMER_SEL_AUTO,         /* preemption timer, else host LAPIC, else HPET */
-	TIMER_SEL_PREEMPT,      /* VMX-preemption timer */
-	TIMER_SEL_LAPIC,        /* host local APIC timer (TSC-deadline or one-shot) */
-	TIMER_SEL_HPET,         /* host HPET comparator */
-};
-
-enum advance_mode {
-	ADVANCE_OFF,
-	ADVANCE_FIXED,          /* advance_ns as given */
-	ADVANCE_AUTO,           /* tuned from observed lateness */
-};
 
 enum hlt_policy {
 	HLT_EXIT,               /* HLT exits; the CPU sleeps on a host timer */

@@ -8,6 +8,7 @@
 #                     KERNEL=path [APPEND= INITRD= SMP= MEM= OPTS=] (see "run" below)
 #   make test         host unit tests + emulator integration tests
 #   make unit         host unit tests only (cmocka, ASan+UBSan)
+#   make check-layers includes against the layer arrows (scripts/check-layers.py)
 #   make bench        benchmarks (see README)
 #   make deps         check/install the tools
 #   V=1               show full commands
@@ -54,7 +55,7 @@ HV_OBJ    := $(HV_C:%.c=$(OBJ)/%.o) $(HV_ASM:%.asm=$(OBJ)/%.o)
 
 GIT_REV   := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
-.PHONY: all run test unit unit-build bench deps clean
+.PHONY: all run test unit unit-build bench deps clean check-layers
 all: $(BUILD)/tickvisor.efi $(BUILD)/esp.img
 
 # --- generated headers ------------------------------------------------------
@@ -162,6 +163,9 @@ endif
 
 test: deps all
 	$(Q)$(PYTHON) tests/harness.py --build $(BUILD)
+
+check-layers:
+	$(Q)$(PYTHON) scripts/check-layers.py
 
 bench: deps all
 	$(Q)$(PYTHON) tests/bench.py --build $(BUILD) $(if $(EMU),--emu $(EMU))

@@ -5,7 +5,8 @@
 Every check counts as one test: each cmocka case, each case of the runner
 scripts' tests (tests/test_scripts.py), each boot-level check of a suite
 in tests/suites.py (or of a command, suites.RunnerCheck), each guest's
-exit status and each PASS/FAIL line a guest prints. The last line is
+exit status and each PASS/FAIL line a guest prints, and each layer rule of
+scripts/check-layers.py. The last line is
 `N passed, N failed`.
 """
 import argparse
@@ -90,6 +91,24 @@ def run_pyunit(res):
     if not res.check(tests.countTestCases() > 0, "py/loaded"):
         return
     tests.run(Result())
+
+
+def run_layers(res):
+    """scripts/check-layers.py (make check-layers): one check per layer rule
+    it reports, plus one for the whole run; offending includes and notices
+    of the allow-list are shown as it prints them."""
+    p = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "check-layers.py")],
+                       capture_output=True, text=True, cwd=ROOT)
+    rules = 0
+    for line in p.stdout.splitlines():
+        m = REPORT_RE.match(line)
+        if m and m.group(1) in ("PASS", "FAIL"):
+            rules += 1
+            res.check(m.group(1) == "PASS", m.group(2))
+        else:
+            print(line)
+    res.check(p.returncode == 0 and rules > 0, "layers",
+              f"exit status {p.returncode}, {rules} rules" + (f": {p.stderr[-500:]}" if p.stderr else ""))
 
 
 def run_command(build, suite):
@@ -178,6 +197,7 @@ def main():
     if not a.no_unit:
         run_unit(res, build)
         run_pyunit(res)
+        run_layers(res)
     chosen = [s for s in suites.SUITES if not a.only or re.search(a.only, s.name)]
     with concurrent.futures.ThreadPoolExecutor(max_workers=a.j) as pool:
         for fut in [pool.submit(run_suite, build, s) for s in chosen]:

@@ -344,5 +344,63 @@ class BenchTscRate(Tmp):
         self.assertEqual(bench.tsc_rate(serial, "here"), 2100000000)
 
 
+class CheckLayers(Tmp):
+    """scripts/check-layers.py on a small tree: a clean one passes, and each
+    rule fails on an include that breaks only it (plus the order rule where
+    the arrow is also upwards), naming file:line."""
+    CLEAN = {
+        "boot/efi_main.c": '#include <efi.h>\n#include "vmm/host/log.h"\n',
+        "boot/config.h": '#include "vmm/host/log.h"\n',
+        "vmm/host/irq.h": '#include "drivers/base.h"\n',
+        "vmm/host/log.h": '#include "drivers/base.h"\n#include "timer/t.h"\n',
+        "vmm/exit.c": '#include "vmm/host/log.h"\n#include "vmx/vmx.h"\n',
+        "vmx/vmx.h": '#include "drivers/base.h"\n',
+        "vmx/entry.asm": '%include "offsets.inc"\n',
+        "lapic/vlapic.c": '#include "timer/t.h"\n',
+        "timer/t.h": '#include "drivers/base.h"\n',
+        "drivers/base.h": "#include <stdint.h>\n",
+        "guest-tests/x.c": '#include "lib/report.h"\n',
+        "guest-tests/lib/report.h": "#include <stdint.h>\n",
+        "tests/unit/test_x.c": '#include "vmm/exit.c"\n',      # tests/ may reach any room
+    }
+
+    def run_check(self, extra):
+        for name, text in {**self.CLEAN, **extra}.items():
+            os.makedirs(os.path.dirname(os.path.join(self.dir.name, name)), exist_ok=True)
+            self.file(name, text.encode())
+        script = os.path.join(ROOT, "scripts", "check-layers.py")
+        return subprocess.run([sys.executable, script, "--root", self.dir.name],
+                              capture_output=True, text=True)
+
+    def failed_rules(self, out):
+        return sorted(line.split(":")[1].strip().split("/")[1]
+                      for line in out.splitlines() if line.startswith("FAIL:"))
+
+    def test_clean_tree_passes(self):
+        r = self.run_check({})
+        self.assertEqual(r.returncode, 0, r.stdout)
+        self.assertEqual(self.failed_rules(r.stdout), [])
+        self.assertEqual(r.stdout.count("PASS: layers/"), 7)
+
+    def test_each_rule_fails(self):
+        cases = [
+            ("vmm/guest.c", '#include "boot/config.h"\n', ["order"]),
+            ("timer/host.c", '#include "vmm/host/irq.h"\n', ["order"]),
+            ("vmm/host/irq.c", '#include "vmm/exit.c"\n', ["vmm-host"]),
+            ("lapic/l.c", '#include "vmx/vmx.h"\n', ["no-vmx-below", "order"]),
+            ("vmm/efi.c", "#include <efilib.h>\n", ["efi-boot-only"]),
+            ("drivers/d.c", '#include "timer/t.h"\n', ["drivers-bottom", "order"]),
+            ("guest-tests/y.c", '#include "../drivers/base.h"\n', ["guest-tests-lib"]),
+            ("vmm/z.c", '#include "vmm/nowhere.h"\n', ["resolved"]),
+        ]
+        for name, text, rules in cases:
+            with self.subTest(name=name):
+                self.setUp()
+                r = self.run_check({name: text})
+                self.assertEqual(r.returncode, 1, r.stdout)
+                self.assertEqual(self.failed_rules(r.stdout), sorted(rules))
+                self.assertIn(f"{name}:1: #include", r.stdout)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -44,7 +44,7 @@ static inline bool vmptrld(uint64_t pa)
  * instruction counts as not done (VMREAD gives 0) and the set-up ends
  * that guest naming the field.
  */
-void vmx_insn_failed(const char *insn, uint64_t operand);
+__attribute__((cold, noinline)) void vmx_insn_failed(const char *insn, uint64_t operand);
 
 static inline uint64_t vmread(uint64_t field)
 {

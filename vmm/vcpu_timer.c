@@ -109,10 +109,11 @@ void vcpu_timer_after_entry(struct vcpu *v)
  */
 #define VCPU_STOP_POLL_US 1000u
 
-static uint64_t stop_poll_deadline(struct vcpu *v, uint64_t host_now)
+/* Out of line: only multi-vCPU guests get here, and a VMREAD inlined
+ * into arm_backend() would cost every entry registers to spill. */
+static __attribute__((noinline)) uint64_t stop_poll_deadline(struct vcpu *v, uint64_t host_now)
 {
-	if (v->guest->nvcpus < 2 || !timer_caps.preempt ||
-	    (vmread(VMCS_GUEST_RFLAGS) & RFLAGS_IF))
+	if (!timer_caps.preempt || (vmread(VMCS_GUEST_RFLAGS) & RFLAGS_IF))
 		return ~0ull;
 	return host_now + VCPU_STOP_POLL_US * (platform.tb.tsc_hz / 1000000);
 }
@@ -124,16 +125,20 @@ static uint64_t stop_poll_deadline(struct vcpu *v, uint64_t host_now)
  * lost. */
 static void arm_backend(struct vcpu *v, bool armed, uint64_t host_deadline, uint64_t host_now)
 {
-	uint64_t pre = stop_poll_deadline(v, host_now), limit = v->guest->deadline_tsc;
+	uint64_t pre = ~0ull, limit = v->guest->deadline_tsc;
 
 	if (v->timer_kind == TIMER_PREEMPT) {
 		if (armed)
-			pre = MIN(pre, host_deadline);
+			pre = host_deadline;
 	} else if (!timer_host_arm(&this_cpu()->timer, v->timer_kind, armed ? host_deadline : 0)) {
 		pre = host_now;         /* HPET deadline already past: exit at once */
 	}
 	if (limit && timer_caps.preempt)
 		pre = MIN(pre, limit);
+	/* Last, as the earliest of the three: a single vCPU skips it in one
+	 * compare. */
+	if (v->guest->nvcpus > 1)
+		pre = MIN(pre, stop_poll_deadline(v, host_now));
 	if (pre == ~0ull) {
 		set_preempt(v, false, 0);
 		return;

@@ -70,17 +70,24 @@ static bool inject_nmi(struct vcpu *v)
  * interrupt, an emulated APIC write, INIT). The CPU keeps the field in
  * step itself as it delivers and EOIs, so otherwise there is nothing to
  * write; and when there is, it is written whatever we wrote last. */
-static void sync_intr_status(struct vcpu *v)
+static __attribute__((noinline)) void sync_intr_status_dirty(struct vcpu *v)
 {
 	int irr, isr;
 
 	/* Clear before reading IRR: an IPI landing meanwhile sets it again
 	 * (after its IRR bit) and is picked up at the next entry. */
-	if (!READ_ONCE(v->intr_dirty) || !__atomic_exchange_n(&v->intr_dirty, false, __ATOMIC_SEQ_CST))
+	if (!__atomic_exchange_n(&v->intr_dirty, false, __ATOMIC_SEQ_CST))
 		return;
 	irr = vlapic_highest_irr(v->lapic);
 	isr = vlapic_highest_isr(v->lapic);
 	vmwrite(VMCS_GUEST_INTR_STATUS, (uint16_t)((irr < 0 ? 0 : irr) | (isr < 0 ? 0 : isr) << 8));
+}
+
+/* The clean case, every entry without a change, is one inlined load. */
+static inline void sync_intr_status(struct vcpu *v)
+{
+	if (READ_ONCE(v->intr_dirty))
+		sync_intr_status_dirty(v);
 }
 
 /* TPR shadow without virtual-interrupt delivery: guest TPR writes do not

@@ -164,6 +164,23 @@ static void arm_backend(struct vcpu *v, bool armed, uint64_t host_deadline, uint
 		arm_host_backend(v, armed, host_deadline, host_now);
 }
 
+/* The expiry is due: deliver it, then arm the backend for whatever is
+ * armed next. Out of line, so that an entry with the timer armed and not
+ * yet due runs timer_before_entry_armed() without a frame. */
+static __attribute__((noinline)) void timer_expire_and_arm(struct vcpu *v, uint64_t host_now,
+							   struct timer_advance *a)
+{
+	struct vtimer *t = &v->lapic->timer;
+	uint64_t adv;
+
+	expire(v, host_now, a);
+	host_now = rdtsc();
+	adv = advance_get(&v->advance);     /* periodic: the next one runs */
+	v->timer_exit = false;
+	v->timer_dirty = false;
+	arm_backend(v, t->armed, t->target - v->tsc_offset - adv, host_now);
+}
+
 /* The guest's APIC timer is armed: expire it if due, then arm the
  * backend for it. */
 static __attribute__((noinline)) void timer_before_entry_armed(struct vcpu *v)
@@ -178,9 +195,8 @@ static __attribute__((noinline)) void timer_before_entry_armed(struct vcpu *v)
 	adv = advance_get(a);
 	host_now = rdtsc();
 	if (vtimer_due(t, host_now + v->tsc_offset + adv)) {
-		expire(v, host_now, a);
-		host_now = rdtsc();
-		adv = advance_get(&v->advance);     /* periodic: the next one runs */
+		timer_expire_and_arm(v, host_now, a);
+		return;
 	}
 	v->timer_exit = false;
 	v->timer_dirty = false;

@@ -332,7 +332,8 @@ int vcpu_msr_read_apic(struct vcpu *v, uint32_t msr, uint64_t *val)
  * (an EOI, an ICR or SELF IPI write). The timer's count, divide and
  * deadline registers cannot, but by an expiry, whose interrupt reaches
  * IRR through vlapic_accept(), and that marks intr_dirty itself
- * (op_notify) - or is posted, which the posted-interrupt sync picks up.
+ * (op_notify; an expiry on the vCPU's own CPU is never posted, see
+ * vapic_pi_post()).
  * Those writes, the ones a guest makes for every timer it programs, skip
  * the sync: two IRR/ISR scans and a VMWRITE before the entry.
  */

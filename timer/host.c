@@ -208,7 +208,7 @@ static bool fired(const struct timer_cpu *tc, uint64_t now)
 	return (l && timebase_reached(now, l)) || (h && timebase_reached(now, h));
 }
 
-void timer_host_drain(struct timer_cpu *tc)
+void timer_host_drain_armed(struct timer_cpu *tc)
 {
 	uint64_t now = rdtsc(), end;
 

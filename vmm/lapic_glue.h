@@ -45,6 +45,10 @@ int exit_apic_write(struct vcpu *v);
 int exit_eoi_induced(struct vcpu *v);
 int exit_tpr_below(struct vcpu *v);
 
+/* APIC registers (page offsets) whose writes move neither IRR nor ISR
+ * other than through an interrupt lapic/ notifies: the timer's. */
+bool vapic_timer_reg(uint32_t off);
+
 /* Posted interrupts (vmm/vapic_pi.c). */
 bool vapic_pi_usable(const struct guest *g);
 void vapic_pi_init(struct vcpu *v);

@@ -326,11 +326,29 @@ int vcpu_msr_read_apic(struct vcpu *v, uint32_t msr, uint64_t *val)
 	return vlapic_rdmsr(v->lapic, msr, val);
 }
 
+/*
+ * After an emulated APIC register write: RVI/SVI are synced from the page
+ * (vapic_inject.c, intr_dirty) when the write may have moved IRR or ISR
+ * (an EOI, an ICR or SELF IPI write). The timer's count, divide and
+ * deadline registers cannot, but by an expiry, whose interrupt reaches
+ * IRR through vlapic_accept(), and that marks intr_dirty itself
+ * (op_notify; an expiry on the vCPU's own CPU is never posted, see
+ * vapic_pi_post()).
+ * Those writes, the ones a guest makes for every timer it programs, skip
+ * the sync: two IRR/ISR scans and a VMWRITE before the entry.
+ */
+bool vapic_timer_reg(uint32_t off)
+{
+	return off == LAPIC_TMICT || off == LAPIC_TDCR;
+}
+
 int vcpu_msr_write_apic(struct vcpu *v, uint32_t msr, uint64_t val)
 {
 	int r = vlapic_wrmsr(v->lapic, msr, val);
 
-	v->intr_dirty = true;   /* an EOI or ICR write may have moved IRR/ISR */
+	if (msr != MSR_IA32_TSC_DEADLINE &&
+	    !(msr >= LAPIC_MSR_BASE && vapic_timer_reg((msr - LAPIC_MSR_BASE) << 4)))
+		v->intr_dirty = true;   /* an EOI or ICR write may have moved IRR/ISR */
 	return r;       /* a mode change is synced before the next entry */
 }
 

@@ -70,17 +70,24 @@ static bool inject_nmi(struct vcpu *v)
  * interrupt, an emulated APIC write, INIT). The CPU keeps the field in
  * step itself as it delivers and EOIs, so otherwise there is nothing to
  * write; and when there is, it is written whatever we wrote last. */
-static void sync_intr_status(struct vcpu *v)
+static __attribute__((noinline)) void sync_intr_status_dirty(struct vcpu *v)
 {
 	int irr, isr;
 
 	/* Clear before reading IRR: an IPI landing meanwhile sets it again
 	 * (after its IRR bit) and is picked up at the next entry. */
-	if (!READ_ONCE(v->intr_dirty) || !__atomic_exchange_n(&v->intr_dirty, false, __ATOMIC_SEQ_CST))
+	if (!__atomic_exchange_n(&v->intr_dirty, false, __ATOMIC_SEQ_CST))
 		return;
 	irr = vlapic_highest_irr(v->lapic);
 	isr = vlapic_highest_isr(v->lapic);
 	vmwrite(VMCS_GUEST_INTR_STATUS, (uint16_t)((irr < 0 ? 0 : irr) | (isr < 0 ? 0 : isr) << 8));
+}
+
+/* The clean case, every entry without a change, is one inlined load. */
+static inline void sync_intr_status(struct vcpu *v)
+{
+	if (READ_ONCE(v->intr_dirty))
+		sync_intr_status_dirty(v);
 }
 
 /* TPR shadow without virtual-interrupt delivery: guest TPR writes do not
@@ -166,7 +173,7 @@ static void inject_intr(struct vcpu *v, bool behind_nmi)
 
 /* VMCS fields are read only when something is pending: most entries
  * have nothing to inject, and every VMREAD costs. */
-void vapic_inject(struct vcpu *v)
+static __attribute__((noinline)) void vapic_inject_pending(struct vcpu *v)
 {
 	bool nmi;
 
@@ -186,6 +193,28 @@ void vapic_inject(struct vcpu *v)
 		inject_vid(v);
 	else
 		inject_intr(v, nmi);
+}
+
+/*
+ * The usual APICv entry: nothing being injected, no NMI (nmi_trim() and
+ * inject_nmi() do nothing), no HLT to manage and no posted request to
+ * fold (vapic_pi_sync() would return at once). All that is left of the
+ * full path then is inject_vid()'s RVI/SVI sync, done here without the
+ * full path's frame and calls. Anything else takes the full path, which
+ * looks at everything again. Virtual-interrupt delivery is tested first:
+ * without it this costs the full path three instructions.
+ */
+void vapic_inject(struct vcpu *v)
+{
+	struct vlapic *l = v->lapic;
+
+	if (l->hw_vid && !v->injecting && !READ_ONCE(l->nmi_pending) &&
+	    v->guest->spec->opts.hlt != HLT_GUEST &&
+	    (!v->pi || (!READ_ONCE(v->pi_notified) && READ_ONCE(v->pi_on)))) {
+		sync_intr_status(v);
+		return;
+	}
+	vapic_inject_pending(v);
 }
 
 bool vapic_has_event(struct vcpu *v, bool if_set)

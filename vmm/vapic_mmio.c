@@ -94,9 +94,12 @@ int exit_apic_access(struct vcpu *v)
 
 int exit_apic_write(struct vcpu *v)
 {
+	uint32_t off = (uint32_t)FIELD_GET(APIC_ACCESS_OFFSET, v->exit.qual);
+
 	/* Trap-like: the CPU stored the value and RIP is already past it. */
-	v->intr_dirty = true;
-	vlapic_apicv_write(v->lapic, (uint32_t)FIELD_GET(APIC_ACCESS_OFFSET, v->exit.qual));
+	if (!vapic_timer_reg(off))
+		v->intr_dirty = true;
+	vlapic_apicv_write(v->lapic, off);
 	return 0;       /* a mode change is synced before the next entry */
 }
 

@@ -109,10 +109,10 @@ void vcpu_timer_after_entry(struct vcpu *v)
  */
 #define VCPU_STOP_POLL_US 1000u
 
-static uint64_t stop_poll_deadline(struct vcpu *v, uint64_t host_now)
+static inline __attribute__((always_inline)) uint64_t stop_poll_deadline(struct vcpu *v,
+									   uint64_t host_now)
 {
-	if (v->guest->nvcpus < 2 || !timer_caps.preempt ||
-	    (vmread(VMCS_GUEST_RFLAGS) & RFLAGS_IF))
+	if (!timer_caps.preempt || (vmread(VMCS_GUEST_RFLAGS) & RFLAGS_IF))
 		return ~0ull;
 	return host_now + VCPU_STOP_POLL_US * (platform.tb.tsc_hz / 1000000);
 }
@@ -121,19 +121,22 @@ static uint64_t stop_poll_deadline(struct vcpu *v, uint64_t host_now)
  * host deadline that is already past, the guest's time limit and the
  * stop poll above. It counts only in non-root mode, so it is recomputed
  * from the absolute deadline on every entry and root-mode time is never
- * lost. */
-static void arm_backend(struct vcpu *v, bool armed, uint64_t host_deadline, uint64_t host_now)
+ * lost. arm_preempt() sets it for the earliest of pre (the backend's own
+ * need, ~0: none), the time limit and the stop poll; it makes no call, so
+ * the entries of the preemption-timer backend run it without a frame. */
+static void arm_preempt(struct vcpu *v, uint64_t pre, uint64_t host_now)
 {
-	uint64_t pre = stop_poll_deadline(v, host_now), limit = v->guest->deadline_tsc;
+	uint64_t limit = v->guest->deadline_tsc;
 
-	if (v->timer_kind == TIMER_PREEMPT) {
-		if (armed)
-			pre = MIN(pre, host_deadline);
-	} else if (!timer_host_arm(&this_cpu()->timer, v->timer_kind, armed ? host_deadline : 0)) {
-		pre = host_now;         /* HPET deadline already past: exit at once */
-	}
 	if (limit && timer_caps.preempt)
 		pre = MIN(pre, limit);
+	/* Last, as the earliest of the three: a single vCPU skips it in one
+	 * compare. */
+	if (v->guest->nvcpus > 1) {
+		uint64_t poll = stop_poll_deadline(v, host_now);
+
+		pre = MIN(pre, poll);
+	}
 	if (pre == ~0ull) {
 		set_preempt(v, false, 0);
 		return;
@@ -141,7 +144,46 @@ static void arm_backend(struct vcpu *v, bool armed, uint64_t host_deadline, uint
 	set_preempt(v, true, preempt_value(pre, host_now, timer_caps.preempt_rate));
 }
 
-void vcpu_timer_before_entry(struct vcpu *v)
+/* The host LAPIC/HPET backends: the host timer, then the preemption
+ * timer for what is left to it. */
+static __attribute__((noinline)) void arm_host_backend(struct vcpu *v, bool armed,
+						       uint64_t host_deadline, uint64_t host_now)
+{
+	uint64_t pre = ~0ull;
+
+	if (!timer_host_arm(&this_cpu()->timer, v->timer_kind, armed ? host_deadline : 0))
+		pre = host_now;         /* HPET deadline already past: exit at once */
+	arm_preempt(v, pre, host_now);
+}
+
+static void arm_backend(struct vcpu *v, bool armed, uint64_t host_deadline, uint64_t host_now)
+{
+	if (v->timer_kind == TIMER_PREEMPT)
+		arm_preempt(v, armed ? host_deadline : ~0ull, host_now);
+	else
+		arm_host_backend(v, armed, host_deadline, host_now);
+}
+
+/* The expiry is due: deliver it, then arm the backend for whatever is
+ * armed next. Out of line, so that an entry with the timer armed and not
+ * yet due runs timer_before_entry_armed() without a frame. */
+static __attribute__((noinline)) void timer_expire_and_arm(struct vcpu *v, uint64_t host_now,
+							   struct timer_advance *a)
+{
+	struct vtimer *t = &v->lapic->timer;
+	uint64_t adv;
+
+	expire(v, host_now, a);
+	host_now = rdtsc();
+	adv = advance_get(&v->advance);     /* periodic: the next one runs */
+	v->timer_exit = false;
+	v->timer_dirty = false;
+	arm_backend(v, t->armed, t->target - v->tsc_offset - adv, host_now);
+}
+
+/* The guest's APIC timer is armed: expire it if due, then arm the
+ * backend for it. */
+static __attribute__((noinline)) void timer_before_entry_armed(struct vcpu *v)
 {
 	struct vtimer *t = &v->lapic->timer;
 	/* Woken from a halt for this expiry: the halt path's advance says
@@ -150,24 +192,35 @@ void vcpu_timer_before_entry(struct vcpu *v)
 	uint64_t host_now, adv;
 
 	v->halt_wake = false;
-	if (!t->armed) {
-		if (v->timer_dirty || (v->pin_ctls & BIT(PIN_PREEMPT_TIMER)) ||
-		    v->guest->deadline_tsc || v->guest->nvcpus > 1)
-			arm_backend(v, false, 0, rdtsc());
-		v->timer_dirty = false;
-		v->timer_exit = false;
-		return;
-	}
 	adv = advance_get(a);
 	host_now = rdtsc();
 	if (vtimer_due(t, host_now + v->tsc_offset + adv)) {
-		expire(v, host_now, a);
-		host_now = rdtsc();
-		adv = advance_get(&v->advance);     /* periodic: the next one runs */
+		timer_expire_and_arm(v, host_now, a);
+		return;
 	}
 	v->timer_exit = false;
 	v->timer_dirty = false;
 	arm_backend(v, t->armed, t->target - v->tsc_offset - adv, host_now);
+}
+
+/* The unarmed case (most entries: a guest that polls, or waits with its
+ * timer off) stays without a frame: arm_backend() is its tail, and the
+ * flags it clears are not read there. */
+void vcpu_timer_before_entry(struct vcpu *v)
+{
+	if (v->lapic->timer.armed) {
+		timer_before_entry_armed(v);
+		return;
+	}
+	v->halt_wake = false;
+	v->timer_exit = false;
+	if (v->timer_dirty || (v->pin_ctls & BIT(PIN_PREEMPT_TIMER)) ||
+	    v->guest->deadline_tsc || v->guest->nvcpus > 1) {
+		v->timer_dirty = false;
+		arm_backend(v, false, 0, rdtsc());
+		return;
+	}
+	v->timer_dirty = false;
 }
 
 void vcpu_timer_reset(struct vcpu *v)

@@ -14,6 +14,8 @@ bits 64
 
 global vmx_run
 global vmx_exit
+global vmx_insn_fail_thunk:function hidden
+extern vmx_insn_failed
 
 section .text
 
@@ -118,6 +120,42 @@ vmx_return:
 	pop r12
 	pop rbx
 	pop rbp
+	ret
+
+;
+; A VMX instruction's failure stub (vmx/insn.h, VMX_INSN_CHECK) calls here
+; with [rsp+8] = the address to resume at, [rsp+16] = which instruction,
+; [rsp+24] = its field or type. The stub sits in the middle of compiled
+; code that expects no call there, so every register the C ABI lets a
+; callee change is kept; the stub pops the three arguments itself.
+vmx_insn_fail_thunk:
+	push rax
+	push rcx
+	push rdx
+	push rsi
+	push rdi
+	push r8
+	push r9
+	push r10
+	push r11
+	push rbp                                ; 10 pushes: arguments from rbp + 88
+	mov rbp, rsp
+	and rsp, -16                            ; the C ABI's alignment at the call
+	mov rdx, [rbp + 88]                     ; at
+	mov rdi, [rbp + 96]                     ; kind
+	mov rsi, [rbp + 104]                    ; operand
+	call vmx_insn_failed
+	mov rsp, rbp
+	pop rbp
+	pop r11
+	pop r10
+	pop r9
+	pop r8
+	pop rdi
+	pop rsi
+	pop rdx
+	pop rcx
+	pop rax
 	ret
 
 section .note.GNU-stack noalloc noexec nowrite progbits

@@ -69,11 +69,16 @@ bool vmx_setup_end(char *err, size_t n)
 /* vmx/insn.h: a VMX instruction failed. Which instruction and operand (a
  * VMCS field encoding, SDM Vol. 3D, "Field Encoding in VMCS", or an
  * INVEPT/INVVPID type) and, for VMfailValid, the VM-instruction error;
- * VMfailInvalid means no current VMCS. */
-void vmx_insn_failed(const char *insn, uint64_t operand)
+ * VMfailInvalid means no current VMCS. `at` is the address right after
+ * the failed instruction's check, in its caller. */
+void vmx_insn_failed(enum vmx_insn_kind kind, uint64_t operand, const void *at)
 {
+	static const char *const names[] = {
+		[VMX_INSN_VMREAD] = "VMREAD", [VMX_INSN_VMWRITE] = "VMWRITE",
+		[VMX_INSN_INVEPT] = "INVEPT", [VMX_INSN_INVVPID] = "INVVPID",
+	};
 	struct vmx_setup *s = &vmx_setups[this_cpu()->index];
-	void *at = __builtin_return_address(0);     /* the failed instruction's caller */
+	const char *insn = (unsigned)kind < ARRAY_SIZE(names) ? names[kind] : "VMX instruction";
 	uint64_t err;
 
 	if (!vmread_checked(VMCS_INSN_ERROR, &err))

@@ -23,7 +23,6 @@ extern char vmx_exit[];
 #define PAT_POWER_ON   0x0007040600070406ull
 #define DR7_INIT       0x400ull
 #define DR6_INIT       0xffff0ff0ull
-#define RFLAGS_FIXED   BIT(1)
 
 /* Data segments in the guest: present, writable, accessed, 32-bit, 4 KiB granular. */
 #define AR_DATA32   0xc093u

@@ -83,4 +83,96 @@ enum msr {
 #define RFLAGS_DF      BIT(10)          /* string instructions count down */
 #define RFLAGS_VM      BIT(17)
 
+/* XCR0 state components (SDM Vol. 1, "Enabling the XSAVE Feature Set and
+ * XSAVE-Enabled Features"). AVX-512 is three components enabled together. */
+#define XCR0_X87        BIT(0)
+#define XCR0_SSE        BIT(1)
+#define XCR0_AVX        BIT(2)
+#define XCR0_OPMASK     BIT(5)
+#define XCR0_ZMM_HI256  BIT(6)
+#define XCR0_HI16_ZMM   BIT(7)
+#define XCR0_AVX512     (XCR0_OPMASK | XCR0_ZMM_HI256 | XCR0_HI16_ZMM)
+
+/*
+ * CPUID feature bits (SDM Vol. 2A, "CPUID", tables "Feature Information
+ * Returned in the ECX/EDX Register" and "Information Returned by CPUID").
+ * Named CPUID_<leaf>[_<sub-leaf>]_<register>_<feature>.
+ */
+#define CPUID_1_ECX_DTES64      BIT(2)
+#define CPUID_1_ECX_MONITOR     BIT(3)
+#define CPUID_1_ECX_DS_CPL      BIT(4)
+#define CPUID_1_ECX_VMX         BIT(5)
+#define CPUID_1_ECX_SMX         BIT(6)
+#define CPUID_1_ECX_EIST        BIT(7)
+#define CPUID_1_ECX_TM2         BIT(8)
+#define CPUID_1_ECX_SDBG        BIT(11)
+#define CPUID_1_ECX_XTPR        BIT(14)
+#define CPUID_1_ECX_PDCM        BIT(15)
+#define CPUID_1_ECX_DCA         BIT(18)
+#define CPUID_1_ECX_X2APIC      BIT(21)
+#define CPUID_1_ECX_TSCDL       BIT(24)
+#define CPUID_1_ECX_XSAVE       BIT(26)
+#define CPUID_1_ECX_OSXSAVE     BIT(27)
+#define CPUID_1_ECX_HV          BIT(31)         /* a hypervisor is present */
+
+#define CPUID_1_EDX_MCE         BIT(7)
+#define CPUID_1_EDX_APIC        BIT(9)
+#define CPUID_1_EDX_MTRR        BIT(12)
+#define CPUID_1_EDX_MCA         BIT(14)
+#define CPUID_1_EDX_PSN         BIT(18)
+#define CPUID_1_EDX_DS          BIT(21)
+#define CPUID_1_EDX_ACPI        BIT(22)         /* thermal monitor MSRs */
+#define CPUID_1_EDX_TM          BIT(29)
+#define CPUID_1_EDX_PBE         BIT(31)
+
+#define CPUID_6_EAX_ARAT        BIT(2)          /* APIC timer always running */
+
+#define CPUID_7_EBX_FSGSBASE    BIT(0)
+#define CPUID_7_EBX_TSC_ADJUST  BIT(1)
+#define CPUID_7_EBX_BMI1        BIT(3)
+#define CPUID_7_EBX_AVX2        BIT(5)
+#define CPUID_7_EBX_SMEP        BIT(7)
+#define CPUID_7_EBX_BMI2        BIT(8)
+#define CPUID_7_EBX_ERMS        BIT(9)
+#define CPUID_7_EBX_INVPCID     BIT(10)
+#define CPUID_7_EBX_AVX512F     BIT(16)
+#define CPUID_7_EBX_AVX512DQ    BIT(17)
+#define CPUID_7_EBX_RDSEED      BIT(18)
+#define CPUID_7_EBX_ADX         BIT(19)
+#define CPUID_7_EBX_SMAP        BIT(20)
+#define CPUID_7_EBX_AVX512IFMA  BIT(21)
+#define CPUID_7_EBX_CLFLUSHOPT  BIT(23)
+#define CPUID_7_EBX_CLWB        BIT(24)
+#define CPUID_7_EBX_AVX512PF    BIT(26)
+#define CPUID_7_EBX_AVX512ER    BIT(27)
+#define CPUID_7_EBX_AVX512CD    BIT(28)
+#define CPUID_7_EBX_SHA         BIT(29)
+#define CPUID_7_EBX_AVX512BW    BIT(30)
+#define CPUID_7_EBX_AVX512VL    BIT(31)
+
+#define CPUID_7_ECX_AVX512VBMI  BIT(1)
+#define CPUID_7_ECX_AVX512VBMI2 BIT(6)
+#define CPUID_7_ECX_GFNI        BIT(8)
+#define CPUID_7_ECX_VAES        BIT(9)
+#define CPUID_7_ECX_VPCLMULQDQ  BIT(10)
+#define CPUID_7_ECX_AVX512VNNI  BIT(11)
+#define CPUID_7_ECX_AVX512BITALG BIT(12)
+#define CPUID_7_ECX_AVX512VPOPCNTDQ BIT(14)
+#define CPUID_7_ECX_RDPID       BIT(22)
+
+#define CPUID_7_EDX_AVX512_4VNNIW BIT(2)
+#define CPUID_7_EDX_AVX512_4FMAPS BIT(3)
+#define CPUID_7_EDX_FSRM        BIT(4)
+#define CPUID_7_EDX_AVX512_VP2INTERSECT BIT(8)
+#define CPUID_7_EDX_MD_CLEAR    BIT(10)
+
+#define CPUID_D_1_EAX_XSAVEOPT  BIT(0)
+#define CPUID_D_1_EAX_XSAVEC    BIT(1)
+#define CPUID_D_1_EAX_XGETBV1   BIT(2)          /* XGETBV with ECX = 1 */
+#define CPUID_D_N_ECX_ALIGN64   BIT(1)          /* sub-leaf n > 1: 64-byte aligned in compacted form */
+
+#define CPUID_80000001_EDX_PDPE1GB BIT(26)
+#define CPUID_80000001_EDX_RDTSCP  BIT(27)
+#define CPUID_80000007_EDX_INVTSC  BIT(8)       /* invariant TSC */
+
 #endif

@@ -229,7 +229,7 @@ static void reset_passthrough_msrs(void)
 
 	for (unsigned i = 0; i < ARRAY_SIZE(zeroed); i++)
 		wrmsr(zeroed[i], 0);
-	if (cpuid(0x80000001, 0).edx & BIT(27))
+	if (cpuid(0x80000001, 0).edx & CPUID_80000001_EDX_RDTSCP)
 		wrmsr(MSR_TSC_AUX, 0);
 }
 

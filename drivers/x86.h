@@ -2,10 +2,11 @@
 /*
  * Architectural constants of x86-64, spelled once (SDM Vol. 3A, "System
  * Architecture Overview" and "Control Registers"; Vol. 4, "Model-Specific
- * Registers"): MSR numbers, control-register, EFER and RFLAGS bits. Plain
- * C without inline assembly, at the bottom of the layers, so every room
- * and the host-compiled unit tests may include it; the privileged
- * instructions that use these numbers are in drivers/io.h.
+ * Registers"): MSR numbers, segment attributes, control-register, EFER,
+ * RFLAGS and XCR0 bits, CPUID feature bits. Plain C without inline
+ * assembly, at the bottom of the layers, so every room and the
+ * host-compiled unit tests may include it; the privileged instructions
+ * that use these numbers are in drivers/io.h.
  */
 #ifndef DRIVERS_X86_H
 #define DRIVERS_X86_H
@@ -44,6 +45,44 @@ enum msr {
 	MSR_KERNEL_GS_BASE       = 0xc0000102,
 	MSR_TSC_AUX              = 0xc0000103,
 };
+
+/*
+ * Segment descriptor attributes (SDM Vol. 3A, "Segment Descriptors"):
+ * descriptor bits 55:40, which is also the access-rights format of the
+ * VMCS (SDM Vol. 3C, "Guest Register State"; there bits 11:8, the limit's
+ * 19:16 in a descriptor, are 0 and bit 16 is VMX's "unusable").
+ */
+#define SEG_AR_TYPE     BITS(3, 0)
+#define   SEG_TYPE_LDT          0x2u
+#define   SEG_TYPE_DATA_RWA     0x3u    /* data, read/write, accessed */
+#define   SEG_TYPE_TSS_AVAIL    0x9u    /* 32-bit or 64-bit TSS, available */
+#define   SEG_TYPE_CODE_RXA     0xbu    /* code, execute/read, accessed */
+#define   SEG_TYPE_TSS_BUSY     0xbu    /* 32-bit or 64-bit TSS, busy */
+#define SEG_AR_S        BIT(4)          /* code or data (else system) */
+#define SEG_AR_DPL      BITS(6, 5)
+#define SEG_AR_P        BIT(7)
+#define SEG_AR_L        BIT(13)         /* 64-bit code */
+#define SEG_AR_DB       BIT(14)         /* default operation size 32 */
+#define SEG_AR_G        BIT(15)         /* limit in 4-KiByte units */
+
+/* The ring-0 segments tickvisor builds: flat 4 GiB code and data (host
+ * GDT, AP trampoline, a Multiboot guest's start state), 64-bit code, the
+ * real-mode segments of an INIT/SIPI start, and the system segments. */
+#define SEG_AR_CODE64   (SEG_AR_G | SEG_AR_L | SEG_AR_P | SEG_AR_S | SEG_TYPE_CODE_RXA)
+#define SEG_AR_CODE32   (SEG_AR_G | SEG_AR_DB | SEG_AR_P | SEG_AR_S | SEG_TYPE_CODE_RXA)
+#define SEG_AR_DATA32   (SEG_AR_G | SEG_AR_DB | SEG_AR_P | SEG_AR_S | SEG_TYPE_DATA_RWA)
+#define SEG_AR_CODE16   (SEG_AR_P | SEG_AR_S | SEG_TYPE_CODE_RXA)
+#define SEG_AR_DATA16   (SEG_AR_P | SEG_AR_S | SEG_TYPE_DATA_RWA)
+#define SEG_AR_TSS_BUSY (SEG_AR_P | SEG_TYPE_TSS_BUSY)
+#define SEG_AR_TSS_AVAIL (SEG_AR_P | SEG_TYPE_TSS_AVAIL)
+#define SEG_AR_LDT      (SEG_AR_P | SEG_TYPE_LDT)
+
+/* An 8-byte segment descriptor from access rights, base and a 20-bit limit. */
+#define SEG_DESC(ar, base, limit) \
+	(((uint64_t)(limit) & 0xffffu) | (((uint64_t)(base) & 0xffffffu) << 16) | \
+	 ((uint64_t)(ar) << 40) | ((((uint64_t)(limit) >> 16) & 0xfu) << 48) | \
+	 ((((uint64_t)(base) >> 24) & 0xffu) << 56))
+#define SEG_DESC_FLAT(ar) SEG_DESC(ar, 0, 0xfffffu)
 
 /* IA32_EFER (SDM Vol. 3A, "Extended Feature Enable Register"). */
 #define EFER_SCE  BIT(0)

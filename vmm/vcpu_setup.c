@@ -261,7 +261,7 @@ bool vcpu_setup_vmcs(struct vcpu *v, char *err, size_t errlen)
 	v->pin_ctls = ctls.pin;
 	v->entry_ctls = ctls.entry;
 	v->proc_ctls = ctls.proc;
-	v->lma_by_hw = platform.vmx.misc & BIT(5);
+	v->lma_by_hw = platform.vmx.misc & VMX_MISC_EXIT_SAVES_LMA;
 	vcpu_reset_cpu_state(v);        /* before the host state: it may set CR4.OSXSAVE */
 	write_host_state();
 	write_fixed_guest_state();

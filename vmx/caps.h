@@ -37,6 +37,8 @@ enum vmx_msr {
 #define VMX_BASIC_MEMTYPE     BITS(53, 50)
 #define VMX_BASIC_TRUE_CTLS   BIT(55)
 #define VMX_MISC_PREEMPT_RATE BITS(4, 0)
+/* VM exits store EFER.LMA in the "IA-32e mode guest" entry control. */
+#define VMX_MISC_EXIT_SAVES_LMA BIT(5)
 #define VMX_MISC_ACT_HLT      BIT(6)
 #define VMX_MISC_ACT_SHUTDOWN BIT(7)
 #define VMX_MISC_ACT_WFS      BIT(8)

@@ -84,6 +84,11 @@ enum msr {
 	 ((((uint64_t)(base) >> 24) & 0xffu) << 56))
 #define SEG_DESC_FLAT(ar) SEG_DESC(ar, 0, 0xfffffu)
 
+/* IA32_FEATURE_CONTROL (SDM Vol. 3C, "Enabling and Entering VMX Operation"). */
+#define FEATURE_CONTROL_LOCK          BIT(0)
+#define FEATURE_CONTROL_VMX_IN_SMX    BIT(1)
+#define FEATURE_CONTROL_VMX_OUT_SMX   BIT(2)
+
 /* IA32_EFER (SDM Vol. 3A, "Extended Feature Enable Register"). */
 #define EFER_SCE  BIT(0)
 #define EFER_LME  BIT(8)
@@ -95,6 +100,7 @@ enum msr {
 #define CR0_MP    BIT(1)
 #define CR0_EM    BIT(2)
 #define CR0_TS    BIT(3)
+#define CR0_MSW_LMSW (CR0_PE | CR0_MP | CR0_EM | CR0_TS)   /* the bits LMSW loads */
 #define CR0_ET    BIT(4)
 #define CR0_NE    BIT(5)
 #define CR0_WP    BIT(16)
@@ -121,6 +127,7 @@ enum msr {
 #define RFLAGS_IF      BIT(9)
 #define RFLAGS_DF      BIT(10)          /* string instructions count down */
 #define RFLAGS_VM      BIT(17)
+#define RFLAGS_RSVD    (BITS(63, 22) | BIT(15) | BIT(5) | BIT(3))      /* read 0 */
 
 /* XCR0 state components (SDM Vol. 1, "Enabling the XSAVE Feature Set and
  * XSAVE-Enabled Features"). AVX-512 is three components enabled together. */
@@ -208,7 +215,8 @@ enum msr {
 #define CPUID_D_1_EAX_XSAVEOPT  BIT(0)
 #define CPUID_D_1_EAX_XSAVEC    BIT(1)
 #define CPUID_D_1_EAX_XGETBV1   BIT(2)          /* XGETBV with ECX = 1 */
-#define CPUID_D_N_ECX_ALIGN64   BIT(1)          /* sub-leaf n > 1: 64-byte aligned in compacted form */
+/* Sub-leaf n > 1: the component is 64-byte aligned in the compacted form. */
+#define CPUID_D_N_ECX_ALIGN64   BIT(1)
 
 #define CPUID_80000001_EDX_PDPE1GB BIT(26)
 #define CPUID_80000001_EDX_RDTSCP  BIT(27)

@@ -13,7 +13,6 @@
 #include "vmm/vcpu_run.h"
 #include "vmx/vmx.h"
 
-#define FEATURE_CONTROL_LOCKED 0x1ull   /* locked, VMX off: no nested VMX */
 /*
  * IA32_MISC_ENABLE: the bits the SDM's architectural MSR table makes
  * read/write without a CPUID condition (fast strings, automatic thermal
@@ -54,7 +53,8 @@ static bool msr_x2apic_hidden(const struct vcpu *v, uint32_t msr, uint64_t val, 
 static int msr_read(struct vcpu *v, uint32_t msr, uint64_t *val)
 {
 	switch (msr) {
-	case MSR_IA32_FEATURE_CONTROL: *val = FEATURE_CONTROL_LOCKED; return 0;
+	/* Locked with VMX off: no nested VMX. */
+	case MSR_IA32_FEATURE_CONTROL: *val = FEATURE_CONTROL_LOCK; return 0;
 	case MSR_IA32_PLATFORM_ID:
 	case MSR_IA32_BIOS_SIGN_ID:
 	case MSR_IA32_MCG_CAP:

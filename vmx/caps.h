@@ -28,10 +28,6 @@ enum vmx_msr {
 	MSR_VMX_TRUE_ENTRY     = 0x490,
 };
 
-#define FEATURE_CONTROL_LOCK          BIT(0)
-#define FEATURE_CONTROL_VMX_IN_SMX    BIT(1)
-#define FEATURE_CONTROL_VMX_OUT_SMX   BIT(2)
-
 #define VMX_BASIC_REVISION    BITS(30, 0)
 #define VMX_BASIC_VMCS_SIZE   BITS(44, 32)
 #define VMX_BASIC_MEMTYPE     BITS(53, 50)

@@ -2,8 +2,6 @@
 #include "drivers/apic.h"
 #include "drivers/io.h"
 
-#define CPUID_1_ECX_X2APIC  BIT(21)
-#define CPUID_1_ECX_TSCDL   BIT(24)
 #define X2APIC_MSR(reg)     (MSR_X2APIC_FIRST + ((reg) >> 4))
 
 struct apic_caps apic_caps;

@@ -9,6 +9,7 @@
 #define DRIVERS_APIC_H
 
 #include "drivers/base.h"
+#include "drivers/x86.h"       /* IA32_APIC_BASE, IA32_TSC_DEADLINE */
 
 enum apic_reg {
 	APIC_ID      = 0x020,
@@ -28,11 +29,6 @@ enum apic_reg {
 	APIC_TMICT   = 0x380,
 	APIC_TMCCT   = 0x390,
 	APIC_TDCR    = 0x3e0,
-};
-/* The APIC's architectural MSRs, shared with the virtual APIC (lapic/). */
-enum apic_msr {
-	MSR_IA32_APIC_BASE    = 0x01b,
-	MSR_IA32_TSC_DEADLINE = 0x6e0,
 };
 #define APIC_BASE_BSP       BIT(8)
 #define APIC_BASE_EXTD      BIT(10)

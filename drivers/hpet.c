@@ -48,7 +48,7 @@ uint64_t hpet_read_counter(const struct hpet *h)
 
 uint64_t hpet_comparator_caps(const struct hpet *h, unsigned n)
 {
-	return hpet_rd(h, HPET_TN_CONF + 0x20 * n);
+	return hpet_rd(h, HPET_TN(HPET_TN_CONF, n));
 }
 
 unsigned hpet_comparator_bits(const struct hpet *h, unsigned n)
@@ -64,25 +64,25 @@ void hpet_route(const struct hpet *h, unsigned n, uint32_t fsb_addr, uint32_t fs
 	conf &= ~(HPET_TN_INT_ENB | HPET_TN_PERIODIC | HPET_TN_INT_LEVEL | HPET_TN_32MODE |
 		  HPET_TN_INT_ROUTE | HPET_TN_FSB_EN);
 	if (fsb_addr) {
-		hpet_wr(h, HPET_TN_FSB + 0x20 * n, ((uint64_t)fsb_addr << 32) | fsb_data);
+		hpet_wr(h, HPET_TN(HPET_TN_FSB, n), ((uint64_t)fsb_addr << 32) | fsb_data);
 		conf |= HPET_TN_FSB_EN;
 	} else {
 		conf |= FIELD_PREP(HPET_TN_INT_ROUTE, gsi);
 	}
-	hpet_wr(h, HPET_TN_CONF + 0x20 * n, conf);
+	hpet_wr(h, HPET_TN(HPET_TN_CONF, n), conf);
 }
 
 void hpet_arm(const struct hpet *h, unsigned n, uint64_t when)
 {
 	uint64_t conf = hpet_comparator_caps(h, n);
 
-	hpet_wr(h, HPET_TN_CMP + 0x20 * n, when);
-	hpet_wr(h, HPET_TN_CONF + 0x20 * n, conf | HPET_TN_INT_ENB);
+	hpet_wr(h, HPET_TN(HPET_TN_CMP, n), when);
+	hpet_wr(h, HPET_TN(HPET_TN_CONF, n), conf | HPET_TN_INT_ENB);
 }
 
 void hpet_disarm(const struct hpet *h, unsigned n)
 {
 	uint64_t conf = hpet_comparator_caps(h, n);
 
-	hpet_wr(h, HPET_TN_CONF + 0x20 * n, conf & ~HPET_TN_INT_ENB);
+	hpet_wr(h, HPET_TN(HPET_TN_CONF, n), conf & ~HPET_TN_INT_ENB);
 }

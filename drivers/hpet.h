@@ -12,10 +12,14 @@ enum hpet_reg {
 	HPET_GEN_CONF  = 0x010,
 	HPET_GINTR_STA = 0x020,
 	HPET_MAIN_CNT  = 0x0f0,
-	HPET_TN_CONF   = 0x100,     /* + 0x20 * n */
+	HPET_TN_CONF   = 0x100,     /* comparator 0; comparator n: HPET_TN(reg, n) */
 	HPET_TN_CMP    = 0x108,
 	HPET_TN_FSB    = 0x110,
 };
+/* Comparator n's registers follow comparator 0's at a 0x20-byte stride
+ * (IA-PC HPET specification, "Register Overview"). */
+#define HPET_TN_STRIDE          0x20u
+#define HPET_TN(reg, n)         ((reg) + HPET_TN_STRIDE * (n))
 #define HPET_GCAP_REV           BITS(7, 0)
 #define HPET_GCAP_NUM_TIM       BITS(12, 8)     /* number of comparators - 1 */
 #define HPET_GCAP_COUNT_64      BIT(13)

@@ -4,6 +4,7 @@
 #define DRIVERS_IO_H
 
 #include "drivers/base.h"
+#include "drivers/x86.h"
 
 static inline void outb(uint16_t port, uint8_t v) { __asm__ volatile("outb %0, %1" : : "a"(v), "Nd"(port)); }
 static inline void outw(uint16_t port, uint16_t v) { __asm__ volatile("outw %0, %1" : : "a"(v), "Nd"(port)); }
@@ -69,65 +70,5 @@ static inline uint32_t mmio_read32(uint64_t addr) { return *(volatile uint32_t *
 static inline void mmio_write32(uint64_t addr, uint32_t v) { *(volatile uint32_t *)addr = v; }
 static inline uint64_t mmio_read64(uint64_t addr) { return *(volatile uint64_t *)addr; }
 static inline void mmio_write64(uint64_t addr, uint64_t v) { *(volatile uint64_t *)addr = v; }
-
-/* Architectural MSRs used by more than one layer. IA32_APIC_BASE and
- * IA32_TSC_DEADLINE are in drivers/apic.h, free of inline assembly, which
- * lapic/ (host-compiled for its unit tests) shares. */
-enum msr {
-	MSR_IA32_TSC             = 0x010,
-	MSR_IA32_FEATURE_CONTROL = 0x03a,
-	MSR_IA32_TSC_ADJUST      = 0x03b,
-	MSR_IA32_SPEC_CTRL       = 0x048,
-	MSR_IA32_BIOS_SIGN_ID    = 0x08b,
-	MSR_IA32_MTRRCAP         = 0x0fe,
-	MSR_IA32_SYSENTER_CS     = 0x174,
-	MSR_IA32_SYSENTER_ESP    = 0x175,
-	MSR_IA32_SYSENTER_EIP    = 0x176,
-	MSR_IA32_MISC_ENABLE     = 0x1a0,
-	MSR_IA32_PAT             = 0x277,
-	MSR_IA32_MTRR_DEF_TYPE   = 0x2ff,
-	MSR_X2APIC_FIRST         = 0x800,
-	MSR_X2APIC_LAST          = 0x8ff,
-	MSR_EFER                 = 0xc0000080,
-	MSR_STAR                 = 0xc0000081,
-	MSR_LSTAR                = 0xc0000082,
-	MSR_CSTAR                = 0xc0000083,
-	MSR_SFMASK               = 0xc0000084,
-	MSR_FS_BASE              = 0xc0000100,
-	MSR_GS_BASE              = 0xc0000101,
-	MSR_KERNEL_GS_BASE       = 0xc0000102,
-	MSR_TSC_AUX              = 0xc0000103,
-};
-
-#define EFER_SCE  BIT(0)
-#define EFER_LME  BIT(8)
-#define EFER_LMA  BIT(10)
-#define EFER_NXE  BIT(11)
-
-#define CR0_PE    BIT(0)
-#define CR0_MP    BIT(1)
-#define CR0_EM    BIT(2)
-#define CR0_TS    BIT(3)
-#define CR0_ET    BIT(4)
-#define CR0_NE    BIT(5)
-#define CR0_WP    BIT(16)
-#define CR0_AM    BIT(18)
-#define CR0_NW    BIT(29)
-#define CR0_CD    BIT(30)
-#define CR0_PG    BIT(31)
-
-#define CR4_VME        BIT(0)
-#define CR4_PSE        BIT(4)
-#define CR4_PAE        BIT(5)
-#define CR4_PGE        BIT(7)
-#define CR4_OSFXSR     BIT(9)
-#define CR4_OSXMMEXCPT BIT(10)
-#define CR4_VMXE       BIT(13)
-#define CR4_FSGSBASE   BIT(16)
-#define CR4_PCIDE      BIT(17)
-#define CR4_OSXSAVE    BIT(18)
-
-#define RFLAGS_IF  BIT(9)
-#define RFLAGS_VM  BIT(17)
 
 #endif

@@ -2,23 +2,7 @@
 /* 16550 UART: 115200 8N1, FIFOs on, no interrupts. */
 #include "drivers/serial.h"
 #include "drivers/io.h"
-
-enum uart_reg {
-	UART_THR = 0,   /* transmit holding (DLAB=0) */
-	UART_DLL = 0,   /* divisor latch low (DLAB=1) */
-	UART_IER = 1,
-	UART_DLH = 1,
-	UART_FCR = 2,
-	UART_LCR = 3,
-	UART_MCR = 4,
-	UART_LSR = 5,
-};
-#define UART_LCR_8N1   0x03u
-#define UART_LCR_DLAB  BIT(7)
-#define UART_LSR_THRE  BIT(5)
-#define UART_LSR_TEMT  BIT(6)
-#define UART_FCR_ENABLE_CLEAR 0x07u
-#define UART_MCR_DTR_RTS_OUT2 0x0bu
+#include "drivers/uart.h"
 
 static uint16_t serial_base;
 

@@ -76,7 +76,7 @@ static void read_cpuid(struct tsc_info *ti)
 	if (max >= 0x16)
 		ti->cpuid16_hz = (uint64_t)(cpuid(0x16, 0).eax & 0xffff) * 1000000;
 	if (cpuid(0x80000000, 0).eax >= 0x80000007)
-		ti->invariant = cpuid(0x80000007, 0).edx & BIT(8);
+		ti->invariant = cpuid(0x80000007, 0).edx & CPUID_80000007_EDX_INVTSC;
 }
 
 uint64_t tsc_ppm_diff(uint64_t a, uint64_t b)

@@ -41,8 +41,8 @@ enum lapic_reg {
 	LAPIC_PAGE_SIZE = 0x1000,
 };
 
-#define LAPIC_MSR_BASE          0x800u
-#define LAPIC_MSR_LAST          0x8ffu
+#define LAPIC_MSR_BASE          MSR_X2APIC_FIRST        /* drivers/x86.h */
+#define LAPIC_MSR_LAST          MSR_X2APIC_LAST
 #define LAPIC_MSR(off)          (LAPIC_MSR_BASE + ((off) >> 4))
 #define LAPIC_OFF(msr)          (((msr) - LAPIC_MSR_BASE) << 4)
 #define LAPIC_DEFAULT_BASE      0xfee00000ull

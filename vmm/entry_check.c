@@ -12,8 +12,6 @@
 #include "vmm/host/platform.h"
 #include "vmx/vmx.h"
 
-#define RFLAGS_RSVD  (BITS(63, 22) | BIT(15) | BIT(5) | BIT(3))
-
 struct check_ctx {
 	struct vcpu *v;
 	unsigned failed;
@@ -62,7 +60,7 @@ static void check_state(struct check_ctx *c, bool ia32e)
 	uint64_t rflags = vmread(VMCS_GUEST_RFLAGS), intr = vmread(VMCS_GUEST_INTERRUPTIBILITY);
 	uint64_t act = vmread(VMCS_GUEST_ACTIVITY_STATE);
 
-	if (!(rflags & BIT(1)) || (rflags & RFLAGS_RSVD))
+	if (!(rflags & RFLAGS_FIXED) || (rflags & RFLAGS_RSVD))
 		fail(c, "RFLAGS reserved bits (bit 1 must be 1, bits 3, 5, 15, 63:22 must be 0)");
 	if (ia32e && (rflags & RFLAGS_VM))
 		fail(c, "RFLAGS.VM set in IA-32e mode");

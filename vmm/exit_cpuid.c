@@ -19,42 +19,47 @@
 #define CPUID_TV_SIG_EDX 0x00000072u     /* "r\0\0\0" */
 #define CPUID_TV_MAX     0x40000010u
 
-/* Leaf 1 */
-#define C1_ECX_DROP (BIT(2) | BIT(3) | BIT(4) | BIT(5) | BIT(6) | BIT(7) | BIT(8) | \
-		     BIT(11) | BIT(14) | BIT(15) | BIT(18) | BIT(27))
-#define C1_ECX_X2APIC   BIT(21)
-#define C1_ECX_TSCDL    BIT(24)
-#define C1_ECX_OSXSAVE  BIT(27)
-#define C1_ECX_HV       BIT(31)
-#define C1_EDX_DROP (BIT(7) | BIT(12) | BIT(14) | BIT(18) | BIT(21) | BIT(22) | BIT(29) | BIT(31))
-#define C1_EDX_APIC     BIT(9)
+/* Leaf 1: what tickvisor does not virtualize (debug store, MONITOR,
+ * VMX, SMX, power and thermal management, xTPR, PDCM, DCA; OSXSAVE
+ * follows the guest's CR4 in leaf1()). */
+#define C1_ECX_DROP (CPUID_1_ECX_DTES64 | CPUID_1_ECX_MONITOR | CPUID_1_ECX_DS_CPL | \
+		     CPUID_1_ECX_VMX | CPUID_1_ECX_SMX | CPUID_1_ECX_EIST | CPUID_1_ECX_TM2 | \
+		     CPUID_1_ECX_SDBG | CPUID_1_ECX_XTPR | CPUID_1_ECX_PDCM | CPUID_1_ECX_DCA | \
+		     CPUID_1_ECX_OSXSAVE)
+#define C1_EDX_DROP (CPUID_1_EDX_MCE | CPUID_1_EDX_MTRR | CPUID_1_EDX_MCA | CPUID_1_EDX_PSN | \
+		     CPUID_1_EDX_DS | CPUID_1_EDX_ACPI | CPUID_1_EDX_TM | CPUID_1_EDX_PBE)
 /* Leaf 7.0: what is safe to expose (no SGX, PT, TSX control, PKS,
  * WAITPKG, speculation-control MSRs that are not emulated). */
-#define C7_EBX_KEEP (BIT(0) | BIT(3) | BIT(5) | BIT(7) | BIT(8) | BIT(9) | BIT(10) | \
-		     BIT(16) | BIT(17) | BIT(18) | BIT(19) | BIT(20) | BIT(21) | BIT(23) | \
-		     BIT(24) | BIT(26) | BIT(27) | BIT(28) | BIT(29) | BIT(30) | BIT(31))
-#define C7_EBX_TSC_ADJUST BIT(1)
-#define C7_ECX_KEEP (BIT(1) | BIT(6) | BIT(8) | BIT(9) | BIT(10) | BIT(11) | BIT(12) | \
-		     BIT(14) | BIT(22))
-#define C7_EDX_KEEP (BIT(2) | BIT(3) | BIT(4) | BIT(8) | BIT(10))
-#define C6_EAX_ARAT BIT(2)
+#define C7_EBX_KEEP (CPUID_7_EBX_FSGSBASE | CPUID_7_EBX_BMI1 | CPUID_7_EBX_AVX2 | \
+		     CPUID_7_EBX_SMEP | CPUID_7_EBX_BMI2 | CPUID_7_EBX_ERMS | CPUID_7_EBX_INVPCID | \
+		     CPUID_7_EBX_AVX512F | CPUID_7_EBX_AVX512DQ | CPUID_7_EBX_RDSEED | \
+		     CPUID_7_EBX_ADX | CPUID_7_EBX_SMAP | CPUID_7_EBX_AVX512IFMA | \
+		     CPUID_7_EBX_CLFLUSHOPT | CPUID_7_EBX_CLWB | CPUID_7_EBX_AVX512PF | \
+		     CPUID_7_EBX_AVX512ER | CPUID_7_EBX_AVX512CD | CPUID_7_EBX_SHA | \
+		     CPUID_7_EBX_AVX512BW | CPUID_7_EBX_AVX512VL)
+#define C7_ECX_KEEP (CPUID_7_ECX_AVX512VBMI | CPUID_7_ECX_AVX512VBMI2 | CPUID_7_ECX_GFNI | \
+		     CPUID_7_ECX_VAES | CPUID_7_ECX_VPCLMULQDQ | CPUID_7_ECX_AVX512VNNI | \
+		     CPUID_7_ECX_AVX512BITALG | CPUID_7_ECX_AVX512VPOPCNTDQ | CPUID_7_ECX_RDPID)
+#define C7_EDX_KEEP (CPUID_7_EDX_AVX512_4VNNIW | CPUID_7_EDX_AVX512_4FMAPS | CPUID_7_EDX_FSRM | \
+		     CPUID_7_EDX_AVX512_VP2INTERSECT | CPUID_7_EDX_MD_CLEAR)
 
 static void leaf1(struct vcpu *v, struct cpuid_regs *r)
 {
 	uint64_t cr4 = vmread(VMCS_GUEST_CR4);
 
-	r->ecx = (r->ecx & ~(uint32_t)(C1_ECX_DROP | C1_ECX_X2APIC)) | C1_ECX_HV | C1_ECX_TSCDL;
+	r->ecx = (r->ecx & ~(uint32_t)(C1_ECX_DROP | CPUID_1_ECX_X2APIC)) |
+		 CPUID_1_ECX_HV | CPUID_1_ECX_TSCDL;
 	if (v->guest->spec->opts.x2apic)        /* option x2apic= (vmm/exit_msr.c) */
-		r->ecx |= C1_ECX_X2APIC;
+		r->ecx |= CPUID_1_ECX_X2APIC;
 	/* OSXSAVE mirrors the guest's CR4, not the host's. */
 	if (cr4 & CR4_OSXSAVE)
-		r->ecx |= C1_ECX_OSXSAVE;
+		r->ecx |= CPUID_1_ECX_OSXSAVE;
 	r->edx &= ~(uint32_t)C1_EDX_DROP;
 	/* The APIC feature flag follows IA32_APIC_BASE.EN (SDM). */
 	if (vlapic_mode(v->lapic) != VLAPIC_DISABLED)
-		r->edx |= C1_EDX_APIC;
+		r->edx |= CPUID_1_EDX_APIC;
 	else
-		r->edx &= ~(uint32_t)C1_EDX_APIC;
+		r->edx &= ~(uint32_t)CPUID_1_EDX_APIC;
 	r->ebx = (r->ebx & 0xffffu) | (v->guest->nvcpus << 16) | (v->id << 24);
 }
 
@@ -119,11 +124,11 @@ static void guest_cpuid(struct vcpu *v, uint32_t leaf, uint32_t sub, struct cpui
 			r->eax = MAX(r->eax, 0x16u);        /* with 0x15/0x16 */
 		break;
 	case 1: leaf1(v, r); break;
-	case 6: *r = (struct cpuid_regs){ C6_EAX_ARAT, 0, 0, 0 }; break;
+	case 6: *r = (struct cpuid_regs){ CPUID_6_EAX_ARAT, 0, 0, 0 }; break;
 	case 7:
 		if (sub == 0) {
 			/* IA32_TSC_ADJUST is emulated whatever the host has. */
-			r->ebx = (r->ebx & C7_EBX_KEEP) | C7_EBX_TSC_ADJUST;
+			r->ebx = (r->ebx & C7_EBX_KEEP) | CPUID_7_EBX_TSC_ADJUST;
 			r->ecx &= C7_ECX_KEEP;
 			r->edx &= C7_EDX_KEEP;
 		} else {

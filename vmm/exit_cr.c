@@ -113,7 +113,7 @@ int exit_cr_access(struct vcpu *v)
 	case CR_TYPE_LMSW: {
 		/* LMSW loads PE, MP, EM, TS and cannot clear PE. */
 		uint64_t old = vcpu_cr0_guest(v), src = FIELD_GET(CR_QUAL_LMSW_SRC, q);
-		r = guest_write_cr0(v, (old & ~0xeull) | (src & 0xf) | (old & CR0_PE));
+		r = guest_write_cr0(v, (old & ~CR0_MSW_LMSW) | (src & CR0_MSW_LMSW) | (old & CR0_PE));
 		break;
 	}
 	default:

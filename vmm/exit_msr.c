@@ -13,7 +13,6 @@
 #include "vmm/vcpu_run.h"
 #include "vmx/vmx.h"
 
-#define FEATURE_CONTROL_LOCKED 0x1ull   /* locked, VMX off: no nested VMX */
 /*
  * IA32_MISC_ENABLE: the bits the SDM's architectural MSR table makes
  * read/write without a CPUID condition (fast strings, automatic thermal
@@ -36,9 +35,6 @@
 #define MISC_ENABLE_RW (MISC_ENABLE_FAST_STRING | MISC_ENABLE_AUTO_THERMAL | \
 			MISC_ENABLE_LIMIT_CPUID | MISC_ENABLE_XTPR_DISABLE)
 #define MISC_ENABLE_RO (MISC_ENABLE_PERFMON | MISC_ENABLE_BTS_UNAVAIL | MISC_ENABLE_PEBS_UNAVAIL)
-#define MSR_IA32_PLATFORM_ID 0x17u
-#define MSR_IA32_MCG_CAP     0x179u
-#define MSR_IA32_MCG_STATUS  0x17au
 
 /* x2apic=off (QEMU's -cpu ...,-x2apic): CPUID.1:ECX[21] reads 0, so
  * the x2APIC MSRs do not exist and IA32_APIC_BASE.EXTD is reserved (SDM
@@ -57,7 +53,8 @@ static bool msr_x2apic_hidden(const struct vcpu *v, uint32_t msr, uint64_t val, 
 static int msr_read(struct vcpu *v, uint32_t msr, uint64_t *val)
 {
 	switch (msr) {
-	case MSR_IA32_FEATURE_CONTROL: *val = FEATURE_CONTROL_LOCKED; return 0;
+	/* Locked with VMX off: no nested VMX. */
+	case MSR_IA32_FEATURE_CONTROL: *val = FEATURE_CONTROL_LOCK; return 0;
 	case MSR_IA32_PLATFORM_ID:
 	case MSR_IA32_BIOS_SIGN_ID:
 	case MSR_IA32_MCG_CAP:

@@ -5,19 +5,8 @@
  * with their large pages. MAXPHYADDR is taken as 52 (40 for PSE-36): a
  * frame beyond guest RAM is caught by read_phys, not by reserved bits.
  */
+#include "drivers/x86.h"         /* CR0.PG, CR4.PSE/PAE/LA57, EFER.LMA/NXE */
 #include "vmm/gwalk.h"
-
-/*
- * SDM Vol. 3A, "Paging Modes and Control Bits". Architectural values,
- * spelled here rather than taken from drivers/io.h, which brings the
- * privileged primitives this file does without.
- */
-#define GW_CR0_PG       BIT(31)
-#define GW_CR4_PSE      BIT(4)
-#define GW_CR4_PAE      BIT(5)
-#define GW_CR4_LA57     BIT(12)
-#define GW_EFER_LMA     BIT(10)
-#define GW_EFER_NXE     BIT(11)
 
 /* Bits common to every paging-structure entry. */
 #define PTE_P           BIT(0)
@@ -79,9 +68,9 @@ static unsigned gw_shift(unsigned level)
  * left to read_phys. */
 static uint64_t gw_reserved(const struct gwalk_env *env, unsigned level, uint64_t e)
 {
-	uint64_t rsvd = env->efer & GW_EFER_NXE ? 0 : PTE_XD;
+	uint64_t rsvd = env->efer & EFER_NXE ? 0 : PTE_XD;
 
-	if (!(env->efer & GW_EFER_LMA))
+	if (!(env->efer & EFER_LMA))
 		rsvd |= PTE_PAE_RSVD;
 	if (level >= 4)
 		rsvd |= PTE_PS;
@@ -117,7 +106,7 @@ static int gw_walk(const struct gwalk_env *env, uint64_t gla, uint64_t table,
 static int gw_walk_long(const struct gwalk_env *env, uint64_t gla, uint64_t *gpa,
 			const char **why)
 {
-	unsigned levels = env->cr4 & GW_CR4_LA57 ? 5 : 4;
+	unsigned levels = env->cr4 & CR4_LA57 ? 5 : 4;
 	unsigned unused = 63 - (gw_shift(levels) + 8);
 
 	if ((uint64_t)((int64_t)(gla << unused) >> unused) != gla)
@@ -154,7 +143,7 @@ static int gw_walk32(const struct gwalk_env *env, uint32_t gla, uint64_t *gpa,
 		return gw_fail(why, "page table outside RAM");
 	if (!(pde & PTE_P))
 		return gw_fail(why, why_not_present[2]);
-	if ((env->cr4 & GW_CR4_PSE) && (pde & PTE_PS)) {
+	if ((env->cr4 & CR4_PSE) && (pde & PTE_PS)) {
 		if (pde & PDE32_4M_RSVD)
 			return gw_fail(why, why_reserved[2]);
 		*gpa = (pde & PDE32_4M_ADDR) | FIELD_GET(PDE32_4M_HI, pde) << 32 |
@@ -173,13 +162,13 @@ int gwalk_translate(const struct gwalk_env *env, uint64_t gla, uint64_t *gpa, co
 {
 	/* Outside IA-32e mode linear addresses are 32 bits wide; without
 	 * paging (hence without IA-32e mode) they are physical. */
-	if (!(env->cr0 & GW_CR0_PG)) {
+	if (!(env->cr0 & CR0_PG)) {
 		*gpa = (uint32_t)gla;
 		return 0;
 	}
-	if (!(env->cr4 & GW_CR4_PAE))
+	if (!(env->cr4 & CR4_PAE))
 		return gw_walk32(env, (uint32_t)gla, gpa, why);
-	if (!(env->efer & GW_EFER_LMA))
+	if (!(env->efer & EFER_LMA))
 		return gw_walk_pae(env, (uint32_t)gla, gpa, why);
 	return gw_walk_long(env, gla, gpa, why);
 }

@@ -23,15 +23,6 @@ extern char vmx_exit[];
 #define PAT_POWER_ON   0x0007040600070406ull
 #define DR7_INIT       0x400ull
 #define DR6_INIT       0xffff0ff0ull
-#define RFLAGS_FIXED   BIT(1)
-
-/* Data segments in the guest: present, writable, accessed, 32-bit, 4 KiB granular. */
-#define AR_DATA32   0xc093u
-#define AR_CODE32   0xc09bu
-#define AR_TSS32    0x008bu     /* busy 32-bit TSS, byte granular */
-#define AR_LDT      0x0082u
-#define AR_DATA16   0x0093u     /* real mode: present, writable, accessed */
-#define AR_CODE16   0x009bu
 
 static bool fit_controls(const struct guest *g, struct vmx_ctls *out, char *err, size_t n)
 {
@@ -188,10 +179,10 @@ void vcpu_reset_multiboot(struct vcpu *v, uint32_t entry, uint32_t mbi)
 	/* Multiboot 0.6.96, "Machine state": flat 32-bit segments, PE on,
 	 * PG off, IF clear, EAX = magic, EBX = boot information. */
 	for (enum vmx_seg s = SEG_ES; s <= SEG_GS; s++)
-		vmx_write_seg(s, 0x10, 0, 0xffffffff, AR_DATA32);
-	vmx_write_seg(SEG_CS, 0x08, 0, 0xffffffff, AR_CODE32);
-	vmx_write_seg(SEG_LDTR, 0, 0, 0xffff, AR_LDT | SEG_AR_UNUSABLE);
-	vmx_write_seg(SEG_TR, 0, 0, 0xffff, AR_TSS32);
+		vmx_write_seg(s, 0x10, 0, 0xffffffff, SEG_AR_DATA32);
+	vmx_write_seg(SEG_CS, 0x08, 0, 0xffffffff, SEG_AR_CODE32);
+	vmx_write_seg(SEG_LDTR, 0, 0, 0xffff, SEG_AR_LDT | SEG_AR_UNUSABLE);
+	vmx_write_seg(SEG_TR, 0, 0, 0xffff, SEG_AR_TSS_BUSY);
 	reset_flat(v, CR0_PE | CR0_ET, entry);
 	v->regs.gpr[GPR_RAX] = MB_BOOTLOADER_MAGIC;
 	v->regs.gpr[GPR_RBX] = mbi;
@@ -203,10 +194,10 @@ void vcpu_reset_multiboot(struct vcpu *v, uint32_t entry, uint32_t mbi)
 void vcpu_reset_sipi(struct vcpu *v, uint8_t vector)
 {
 	for (enum vmx_seg s = SEG_ES; s <= SEG_GS; s++)
-		vmx_write_seg(s, 0, 0, 0xffff, AR_DATA16);
-	vmx_write_seg(SEG_CS, (uint16_t)(vector << 8), (uint64_t)vector << 12, 0xffff, AR_CODE16);
-	vmx_write_seg(SEG_LDTR, 0, 0, 0xffff, AR_LDT);
-	vmx_write_seg(SEG_TR, 0, 0, 0xffff, AR_TSS32);
+		vmx_write_seg(s, 0, 0, 0xffff, SEG_AR_DATA16);
+	vmx_write_seg(SEG_CS, (uint16_t)(vector << 8), (uint64_t)vector << 12, 0xffff, SEG_AR_CODE16);
+	vmx_write_seg(SEG_LDTR, 0, 0, 0xffff, SEG_AR_LDT);
+	vmx_write_seg(SEG_TR, 0, 0, 0xffff, SEG_AR_TSS_BUSY);
 	reset_flat(v, CR0_ET | v->init_cd_nw, 0);
 	vmwrite(VMCS_GUEST_DR7, DR7_INIT);
 	vcpu_set_interruptibility(v, 0);
@@ -230,7 +221,7 @@ static void reset_passthrough_msrs(void)
 
 	for (unsigned i = 0; i < ARRAY_SIZE(zeroed); i++)
 		wrmsr(zeroed[i], 0);
-	if (cpuid(0x80000001, 0).edx & BIT(27))
+	if (cpuid(0x80000001, 0).edx & CPUID_80000001_EDX_RDTSCP)
 		wrmsr(MSR_TSC_AUX, 0);
 }
 
@@ -270,7 +261,7 @@ bool vcpu_setup_vmcs(struct vcpu *v, char *err, size_t errlen)
 	v->pin_ctls = ctls.pin;
 	v->entry_ctls = ctls.entry;
 	v->proc_ctls = ctls.proc;
-	v->lma_by_hw = platform.vmx.misc & BIT(5);
+	v->lma_by_hw = platform.vmx.misc & VMX_MISC_EXIT_SAVES_LMA;
 	vcpu_reset_cpu_state(v);        /* before the host state: it may set CR4.OSXSAVE */
 	write_host_state();
 	write_fixed_guest_state();

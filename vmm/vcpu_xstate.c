@@ -14,7 +14,6 @@
 #include "vmm/vcpu_xstate.h"
 #include "vmx/vmx.h"
 
-#define CPUID1_ECX_XSAVE        BIT(26)
 #define XSAVE_LEGACY_SIZE       512u
 #define XSAVE_HEADER_SIZE       64u
 /* Components a guest may enable: x87, SSE, AVX and AVX-512, which CPUID
@@ -24,8 +23,7 @@
 /* Sub-leaf 1 EAX: XSAVEOPT, XSAVEC, XGETBV with ECX=1 run in the guest
  * without help; XSAVES (IA32_XSS) and XFD (IA32_XFD) need MSRs that are
  * not emulated. */
-#define CPUID_D1_EAX_KEEP       (BIT(0) | BIT(1) | BIT(2))
-#define CPUID_DI_ALIGN64        BIT(1)
+#define CPUID_D1_EAX_KEEP       (CPUID_D_1_EAX_XSAVEOPT | CPUID_D_1_EAX_XSAVEC | CPUID_D_1_EAX_XGETBV1)
 
 /* XRSTOR source that puts every component in its initial configuration:
  * XSTATE_BV = 0 in the header. MXCSR is loaded from the legacy area
@@ -39,7 +37,7 @@ static const uint8_t xstate_init_area[XSAVE_LEGACY_SIZE + XSAVE_HEADER_SIZE] __a
 
 static bool cpu_has_xsave(void)
 {
-	return cpuid(1, 0).ecx & CPUID1_ECX_XSAVE;
+	return cpuid(1, 0).ecx & CPUID_1_ECX_XSAVE;
 }
 
 uint64_t xstate_guest_mask(void)
@@ -70,7 +68,7 @@ static uint32_t xstate_size(uint64_t xcr0, bool compact)
 			size = MAX(size, c.ebx + c.eax);
 			continue;
 		}
-		if (c.ecx & CPUID_DI_ALIGN64)
+		if (c.ecx & CPUID_D_N_ECX_ALIGN64)
 			size = (uint32_t)ALIGN_UP(size, 64);
 		size += c.eax;
 	}

@@ -10,10 +10,6 @@
 
 #include "vmm/vcpu.h"
 
-#define XCR0_X87        BIT(0)
-#define XCR0_SSE        BIT(1)
-#define XCR0_AVX        BIT(2)
-#define XCR0_AVX512     (BIT(5) | BIT(6) | BIT(7))      /* opmask, ZMM_Hi256, Hi16_ZMM */
 /* XCR0 in root mode, and a guest's at power-up (SDM Vol. 1, "Enabling
  * the XSAVE Feature Set": XCR0 = 1 after reset). INIT leaves XCR0 as it
  * is, as KVM's kvm_vcpu_reset() does (XCR0 only when !init_event). */

@@ -3,7 +3,6 @@
 #include "vmx/caps.h"
 #include "vmx/vmcs.h"
 
-#define CPUID_1_ECX_VMX     BIT(5)
 
 #define EPT_CAP_WB          BIT(14)
 #define EPT_CAP_2M          BIT(16)

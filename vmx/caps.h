@@ -28,15 +28,13 @@ enum vmx_msr {
 	MSR_VMX_TRUE_ENTRY     = 0x490,
 };
 
-#define FEATURE_CONTROL_LOCK          BIT(0)
-#define FEATURE_CONTROL_VMX_IN_SMX    BIT(1)
-#define FEATURE_CONTROL_VMX_OUT_SMX   BIT(2)
-
 #define VMX_BASIC_REVISION    BITS(30, 0)
 #define VMX_BASIC_VMCS_SIZE   BITS(44, 32)
 #define VMX_BASIC_MEMTYPE     BITS(53, 50)
 #define VMX_BASIC_TRUE_CTLS   BIT(55)
 #define VMX_MISC_PREEMPT_RATE BITS(4, 0)
+/* VM exits store EFER.LMA in the "IA-32e mode guest" entry control. */
+#define VMX_MISC_EXIT_SAVES_LMA BIT(5)
 #define VMX_MISC_ACT_HLT      BIT(6)
 #define VMX_MISC_ACT_SHUTDOWN BIT(7)
 #define VMX_MISC_ACT_WFS      BIT(8)

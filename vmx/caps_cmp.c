@@ -13,7 +13,7 @@
 
 /* IA32_VMX_MISC bits tickvisor relies on: EFER.LMA saved on exit (5) and
  * the HLT/shutdown/wait-for-SIPI activity states (6-8). */
-#define VMX_MISC_USED   (BIT(5) | VMX_MISC_ACT_HLT | VMX_MISC_ACT_SHUTDOWN | VMX_MISC_ACT_WFS)
+#define VMX_MISC_USED   (VMX_MISC_EXIT_SAVES_LMA | VMX_MISC_ACT_HLT | VMX_MISC_ACT_SHUTDOWN | VMX_MISC_ACT_WFS)
 
 static bool lowest_bit(uint64_t bits, char *why, size_t n, const char *what)
 {

@@ -35,13 +35,8 @@ struct vmx_host_state {
 void vmx_write_host_state(const struct vmx_host_state *h);
 
 enum vmx_seg { SEG_ES, SEG_CS, SEG_SS, SEG_DS, SEG_FS, SEG_GS, SEG_LDTR, SEG_TR, SEG_NR };
-/* Segment access rights as the VMCS holds them. */
-#define SEG_AR_TYPE     BITS(3, 0)
-#define SEG_AR_S        BIT(4)
-#define SEG_AR_DPL      BITS(6, 5)
-#define SEG_AR_P        BIT(7)
-#define SEG_AR_L        BIT(13)         /* 64-bit code */
-#define SEG_AR_DB       BIT(14)         /* default operation size 32 */
+/* Segment access rights as the VMCS holds them: the descriptor's
+ * (SEG_AR_* of drivers/x86.h) plus VMX's own "segment unusable". */
 #define SEG_AR_UNUSABLE BIT(16)
 void vmx_write_seg(enum vmx_seg s, uint16_t sel, uint64_t base, uint32_t limit, uint32_t ar);
 void vmx_read_seg(enum vmx_seg s, uint16_t *sel, uint64_t *base, uint32_t *limit, uint32_t *ar);

@@ -14,20 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "drivers/x86.h"
 #include "vmm/gwalk.h"
 
 #define RAM_SIZE        (64 * PAGE_SIZE)
 #define TABLES          0x1000ull               /* first table page */
 #define OUTSIDE         0x100000000ull          /* well past RAM */
-
-#define CR0_PE          BIT(0)
-#define CR0_PG          BIT(31)
-#define CR4_PSE         BIT(4)
-#define CR4_PAE         BIT(5)
-#define CR4_LA57        BIT(12)
-#define EFER_LME        BIT(8)
-#define EFER_LMA        BIT(10)
-#define EFER_NXE        BIT(11)
 
 #define P               BIT(0)
 #define RW              BIT(1)

@@ -26,8 +26,9 @@
 
 #define NCPU            4u
 #define CLOCK_DIV       3u              /* TSC cycles per APIC clock */
-#define MSR_APIC_BASE   0x1bu
-#define MSR_TSC_DEADLINE 0x6e0u
+/* Short names for the MSRs of drivers/x86.h (via lapic/lapic_regs.h). */
+#define MSR_APIC_BASE   MSR_IA32_APIC_BASE
+#define MSR_TSC_DEADLINE MSR_IA32_TSC_DEADLINE
 #define BASE_EN         (LAPIC_DEFAULT_BASE | APIC_BASE_EN)
 #define BASE_X2         (BASE_EN | APIC_BASE_EXTD)
 

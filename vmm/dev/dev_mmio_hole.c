@@ -22,7 +22,6 @@
 
 #define HOLE_LOG_LIMIT  4u
 #define ALL_ONES        (~0ull)
-#define RFLAGS_DF       BIT(10)         /* string instructions count down */
 
 static void hole_count(struct vcpu *v, uint64_t gpa, bool write, uint64_t n)
 {

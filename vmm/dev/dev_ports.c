@@ -6,16 +6,14 @@
  * than the exit itself by orders of magnitude.
  */
 #include "drivers/fwcfg.h"
+#include "drivers/pci.h"
+#include "drivers/pic.h"
+#include "drivers/serial.h"
+#include "drivers/uart.h"
 #include "vmm/dev/dev_io.h"
 
-#define COM1_BASE       0x3f8u
 #define DEBUG_EXIT_PORT 0xf4u
 #define POST_CODE_PORT  0x80u
-#define PIC1_BASE       0x20u           /* command 0x20, data/mask 0x21 */
-#define PIC2_BASE       0xa0u
-#define PIC_ELCR        0x4d0u          /* edge/level control, 0x4d0-0x4d1 */
-#define PCI_CONFIG_ADDR 0xcf8u
-#define PCI_CONFIG_DATA 0xcfcu
 
 struct dev_port_range {
 	uint16_t first, last;           /* inclusive */
@@ -23,11 +21,11 @@ struct dev_port_range {
 };
 
 static const struct dev_port_range dev_ports[] = {
-	{ COM1_BASE, COM1_BASE + 7, io_serial },
+	{ SERIAL_COM1, SERIAL_COM1 + UART_SCR, io_serial },
 	{ DEBUG_EXIT_PORT, DEBUG_EXIT_PORT, io_debug_exit },
-	{ PIC1_BASE, PIC1_BASE + 1, io_pic },
-	{ PIC2_BASE, PIC2_BASE + 1, io_pic },
-	{ PIC_ELCR, PIC_ELCR + 1, io_pic },
+	{ PIC1_CMD, PIC1_DATA, io_pic },
+	{ PIC2_CMD, PIC2_DATA, io_pic },
+	{ PIC_ELCR1, PIC_ELCR2, io_pic },
 	{ PCI_CONFIG_ADDR, PCI_CONFIG_ADDR, io_pci_addr },
 	{ PCI_CONFIG_DATA, PCI_CONFIG_DATA + 3, io_pci_data },
 	{ POST_CODE_PORT, POST_CODE_PORT, io_ones },

@@ -5,36 +5,36 @@
  * not mix), the transmitter is always ready, LCR and the scratch register
  * keep what is written, no interrupts.
  */
+#include "drivers/serial.h"
+#include "drivers/uart.h"
 #include "vmm/dev/dev_io.h"
 #include "vmm/host/log.h"
 
-#define COM1_BASE       0x3f8u
-#define UART_LSR_IDLE   0x60u   /* THR empty, transmitter empty */
-#define UART_IIR_NONE   0x01u
-#define UART_MSR_READY  0xb0u   /* DCD, DSR, CTS */
+#define UART_LSR_IDLE   (UART_LSR_THRE | UART_LSR_TEMT)
+#define UART_MSR_READY  (UART_MSR_DCD | UART_MSR_DSR | UART_MSR_CTS)
 
 int io_serial(struct vcpu *v, struct io_req *r)
 {
-	unsigned reg = r->port - COM1_BASE;
+	unsigned reg = r->port - SERIAL_COM1;
 	char c;
 
 	if (!r->in) {
-		if (reg == 0 && !(v->guest->dev.uart_lcr & 0x80)) {  /* THR, DLAB clear */
+		if (reg == UART_THR && !(v->guest->dev.uart_lcr & UART_LCR_DLAB)) {
 			c = (char)r->val;
 			log_raw(&c, 1);
-		} else if (reg == 3) {
+		} else if (reg == UART_LCR) {
 			v->guest->dev.uart_lcr = (uint8_t)r->val;
-		} else if (reg == 7) {
+		} else if (reg == UART_SCR) {
 			v->guest->dev.uart_scr = (uint8_t)r->val;
 		}
 		return 0;
 	}
 	switch (reg) {
-	case 2: r->val = UART_IIR_NONE; break;
-	case 3: r->val = v->guest->dev.uart_lcr; break;
-	case 5: r->val = UART_LSR_IDLE; break;
-	case 6: r->val = UART_MSR_READY; break;
-	case 7: r->val = v->guest->dev.uart_scr; break;
+	case UART_IIR: r->val = UART_IIR_NO_INT; break;
+	case UART_LCR: r->val = v->guest->dev.uart_lcr; break;
+	case UART_LSR: r->val = UART_LSR_IDLE; break;
+	case UART_MSR: r->val = UART_MSR_READY; break;
+	case UART_SCR: r->val = v->guest->dev.uart_scr; break;
 	default: r->val = 0; break;
 	}
 	return 0;

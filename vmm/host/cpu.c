@@ -10,20 +10,15 @@
 struct pcpu *cpus[TV_MAX_CPUS];
 uint32_t ncpus_online;
 
-#define GDT_CODE64 0x00af9b000000ffffull    /* P, DPL0, code RX, L=1, G */
-#define GDT_DATA   0x00cf93000000ffffull    /* P, DPL0, data RW, D/B, G */
-#define TSS_TYPE_AVAIL 0x89ull              /* P, 64-bit TSS available */
-
 static void gdt_build(struct pcpu *p)
 {
 	uint64_t base = (uint64_t)&p->tss, limit = sizeof(p->tss) - 1;
 
 	p->gdt.entry[0] = 0;
-	p->gdt.entry[1] = GDT_CODE64;
-	p->gdt.entry[2] = GDT_DATA;
-	p->gdt.entry[3] = (limit & 0xffff) | ((base & 0xffffff) << 16) |
-			  (TSS_TYPE_AVAIL << 40) | (((limit >> 16) & 0xf) << 48) |
-			  (((base >> 24) & 0xff) << 56);
+	p->gdt.entry[SEL_CODE >> 3] = SEG_DESC_FLAT(SEG_AR_CODE64);
+	p->gdt.entry[SEL_DATA >> 3] = SEG_DESC_FLAT(SEG_AR_DATA32);
+	/* A 16-byte system descriptor: the usual 8 bytes, then base 63:32. */
+	p->gdt.entry[SEL_TSS >> 3] = SEG_DESC(SEG_AR_TSS_AVAIL, base, limit);
 	p->gdt.entry[4] = base >> 32;
 	p->tss.iomap_base = sizeof(p->tss);     /* no I/O bitmap */
 	p->tss.ist[IDT_IST_CRITICAL - 1] = p->ist_top;

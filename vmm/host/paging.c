@@ -12,7 +12,6 @@
 #define PTE_P    BIT(0)
 #define PTE_W    BIT(1)
 #define PTE_PS   BIT(7)
-#define CPUID_80000001_EDX_PDPE1GB BIT(26)
 
 static uint64_t host_cr3;
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "drivers/apic.h"
 #include "drivers/io.h"
+#include "drivers/pic.h"
 #include "drivers/string.h"
 #include "vmm/host/irq.h"
 #include "vmm/host/log.h"
@@ -121,8 +122,8 @@ static void tsc_init(void)
 static void pic_mask_all(void)
 {
 	/* The legacy 8259s stay masked: every host interrupt is an APIC one. */
-	outb(0x21, 0xff);
-	outb(0xa1, 0xff);
+	outb(PIC1_DATA, PIC_MASK_ALL);
+	outb(PIC2_DATA, PIC_MASK_ALL);
 }
 
 void platform_init(const struct boot_info *bi)

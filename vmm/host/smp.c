@@ -32,6 +32,13 @@ extern const uint32_t tramp_off_gdt, tramp_off_gdtr_base, tramp_off_pm32_ptr,
 #define TRAMP_CLAIMED   0xffffffffu
 #define TRAMP_CLOSED    0xfffffffeu
 
+/* tr_gdt (vmm/host/trampoline.asm): selectors 0x08 (32-bit code), 0x10
+ * (data, also in long mode) and 0x18 (64-bit code) are its far jumps and
+ * segment loads. */
+static const uint64_t tramp_gdt[4] = {
+	0, SEG_DESC_FLAT(SEG_AR_CODE32), SEG_DESC_FLAT(SEG_AR_DATA32), SEG_DESC_FLAT(SEG_AR_CODE64),
+};
+
 #define INIT_DELAY_US    10000u
 #define SIPI_DELAY_US    200u
 #define AP_ANSWER_US     100000u        /* alive in long mode */
@@ -81,6 +88,7 @@ static void trampoline_prepare(uint8_t *page, struct pcpu *p)
 	uint32_t base = (uint32_t)(uint64_t)page;
 
 	memcpy(page, trampoline_start, (size_t)(trampoline_end - trampoline_start));
+	memcpy(page + tramp_off_gdt, tramp_gdt, sizeof(tramp_gdt));
 	put32(page, tramp_off_gdtr_base, base + tramp_off_gdt);
 	put32(page, tramp_off_pm32_ptr, base + tramp_off_pm32);
 	put32(page, tramp_off_lm64_ptr, base + tramp_off_lm64);

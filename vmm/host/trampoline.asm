@@ -7,7 +7,8 @@
 ; with the stack and pcpu the BSP left in the data block at the end.
 ; Everything here is addressed relative to trampoline_start (no absolute
 ; addresses in .text: the image is position independent); the BSP writes
-; the absolute ones (GDT base, far-jump targets) into the data block.
+; the absolute ones (GDT base, far-jump targets) and the GDT's descriptors
+; (spelled once, in C) into the data block.
 default rel
 
 global trampoline_start
@@ -97,10 +98,7 @@ tr_lm64:
 align 16
 trampoline_data:
 tr_gdt:                                 ; null, 32-bit code, data, 64-bit code
-	dq 0
-	dq 0x00cf9b000000ffff
-	dq 0x00cf93000000ffff
-	dq 0x00af9b000000ffff
+	times 4 dq 0                    ; patched: vmm/host/smp.c tramp_gdt[], from drivers/x86.h
 tr_gdtr:
 	dw 4 * 8 - 1
 	dd 0                            ; patched: page + tr_gdt

@@ -129,6 +129,10 @@ enum msr {
 #define RFLAGS_VM      BIT(17)
 #define RFLAGS_RSVD    (BITS(63, 22) | BIT(15) | BIT(5) | BIT(3))      /* read 0 */
 
+/* SDM Vol. 3B, "Debug Status Register (DR6)" and "IA32_DEBUGCTL MSR". */
+#define DR6_BS         BIT(14)          /* single-step trap */
+#define DEBUGCTL_BTF   BIT(1)           /* single-step on branches */
+
 /* XCR0 state components (SDM Vol. 1, "Enabling the XSAVE Feature Set and
  * XSAVE-Enabled Features"). AVX-512 is three components enabled together. */
 #define XCR0_X87        BIT(0)

@@ -30,9 +30,6 @@ void vcpu_set_interruptibility(struct vcpu *v, uint64_t val)
 	v->intr_state_valid = true;
 }
 
-#define RFLAGS_TF               BIT(8)
-#define DEBUGCTL_BTF            BIT(1)
-#define DR6_BS                  BIT(14)
 #define PENDING_DBG_B0_B3       BITS(3, 0)
 
 /*

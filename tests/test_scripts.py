@@ -8,6 +8,7 @@ import importlib.machinery
 import importlib.util
 import io
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -400,6 +401,50 @@ class CheckLayers(Tmp):
                 self.assertEqual(r.returncode, 1, r.stdout)
                 self.assertEqual(self.failed_rules(r.stdout), sorted(rules))
                 self.assertIn(f"{name}:1: #include", r.stdout)
+
+
+class ArchitectureDoc(unittest.TestCase):
+    """docs/architecture.md describes the code as it is: every function and
+    file it names exists, and each of its two paths (timer tick, IPI) names
+    at most six source files (STYLE.md: "A tick's path fits in your head")."""
+    DOC = os.path.join(ROOT, "docs", "architecture.md")
+    FUNC_RE = re.compile(r"`(?:l->ops->)?([a-z_][a-z0-9_]*)\(\)`")
+    FILE_RE = re.compile(r"`((?:[a-z-]+/)+[a-z_0-9-]+\.(?:c|h|asm|py|md))`")
+
+    def setUp(self):
+        with open(self.DOC, encoding="utf-8") as f:
+            self.text = f.read()
+        out = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True,
+                             check=True).stdout.split()
+        self.files = set(out)
+        self.code = ""
+        for path in out:
+            if re.search(r"\.(c|h|asm)$", path):
+                with open(os.path.join(ROOT, path), encoding="utf-8", errors="replace") as f:
+                    self.code += f.read()
+
+    def test_functions_exist(self):
+        for name in set(self.FUNC_RE.findall(self.text)):
+            with self.subTest(name=name):
+                found = re.search(rf"\b{name}\s*\(|\.{name}\s*=|\b{name},", self.code)
+                self.assertTrue(found, f"{name}() is not in the code")
+
+    def test_files_exist(self):
+        named = self.FILE_RE.findall(self.text)
+        self.assertTrue(named)
+        for path in set(named):
+            with self.subTest(path=path):
+                self.assertTrue(path in self.files, f"{path} is not a tracked file")
+
+    def path_files(self, heading):
+        part = self.text.split(heading, 1)[1].split("\n## ", 1)[0]
+        return set(self.FILE_RE.findall(part))
+
+    def test_paths_name_at_most_six_files(self):
+        for heading in ("## One timer tick", "## One IPI"):
+            with self.subTest(path=heading):
+                files = self.path_files(heading)
+                self.assertTrue(0 < len(files) <= 6, f"{heading}: {sorted(files)}")
 
 
 if __name__ == "__main__":

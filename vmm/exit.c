@@ -97,19 +97,20 @@ static int exit_xsetbv(struct vcpu *v)
 	return 0;
 }
 
+/* A physical INIT or SIPI cannot reach a guest: tickvisor sends neither
+ * after boot, the guest's own are virtual (lapic/, vmm/vcpu_run.c), and no
+ * vCPU is ever put in the wait-for-SIPI activity state. One that arrives
+ * anyway means the host is not what tickvisor thinks: end the guest. */
 static int exit_init_signal(struct vcpu *v)
 {
-	/* A physical INIT: tickvisor sends none after boot, and the guest's
-	 * own INITs are virtual (lapic/). Nothing of the guest's to reset. */
-	pr_warn("guest %s: vcpu%u: physical INIT signal ignored", v->guest->spec->name, v->id);
-	return 0;
+	return vcpu_kill(v, GUEST_STATUS_KILLED, "physical INIT signal in a guest: "
+			 "tickvisor sends none");
 }
 
 static int exit_sipi_signal(struct vcpu *v)
 {
-	/* Only in the wait-for-SIPI activity state, which tickvisor never
-	 * enters (virtual SIPIs are handled in vmm/vcpu_run.c). */
-	return 0;
+	return vcpu_kill(v, GUEST_STATUS_KILLED, "physical SIPI in a guest: no vCPU waits "
+			 "for one in hardware");
 }
 
 static int exit_entry_failure(struct vcpu *v)
@@ -123,72 +124,108 @@ static int exit_entry_failure(struct vcpu *v)
 	return -1;
 }
 
-static const exit_fn exit_table[VMX_EXIT_NR] = {
-	[VMX_EXIT_EXCEPTION_NMI]  = exit_exception_nmi,
-	[VMX_EXIT_EXT_INTR]       = exit_ext_intr,
-	[VMX_EXIT_TRIPLE_FAULT]   = exit_triple_fault,
-	[VMX_EXIT_INIT]           = exit_init_signal,
-	[VMX_EXIT_SIPI]           = exit_sipi_signal,
-	[VMX_EXIT_CPUID]          = exit_cpuid,
-	[VMX_EXIT_GETSEC]         = exit_undefined,
-	[VMX_EXIT_HLT]            = exit_hlt,
-	[VMX_EXIT_INVD]           = exit_invd,
-	[VMX_EXIT_RDPMC]          = exit_rdpmc,
-	[VMX_EXIT_VMCALL]         = exit_vmcall,
-	[VMX_EXIT_VMCLEAR]        = exit_undefined,
-	[VMX_EXIT_VMLAUNCH]       = exit_undefined,
-	[VMX_EXIT_VMPTRLD]        = exit_undefined,
-	[VMX_EXIT_VMPTRST]        = exit_undefined,
-	[VMX_EXIT_VMREAD]         = exit_undefined,
-	[VMX_EXIT_VMRESUME]       = exit_undefined,
-	[VMX_EXIT_VMWRITE]        = exit_undefined,
-	[VMX_EXIT_VMXOFF]         = exit_undefined,
-	[VMX_EXIT_VMXON]          = exit_undefined,
-	[VMX_EXIT_CR_ACCESS]      = exit_cr_access,
-	[VMX_EXIT_IO]             = exit_io,
-	[VMX_EXIT_RDMSR]          = exit_rdmsr,
-	[VMX_EXIT_WRMSR]          = exit_wrmsr,
-	[VMX_EXIT_INVALID_STATE]  = exit_entry_failure,
-	[VMX_EXIT_MSR_LOADING]    = exit_entry_failure,
-	[VMX_EXIT_MCE_DURING_ENTRY] = exit_entry_failure,
-	[VMX_EXIT_MWAIT]          = exit_undefined,
-	[VMX_EXIT_MONITOR]        = exit_undefined,
-	[VMX_EXIT_EPT_VIOLATION]  = exit_ept_violation,
-	[VMX_EXIT_EPT_MISCONFIG]  = exit_ept_misconfig,
-	[VMX_EXIT_INVEPT]         = exit_undefined,
-	[VMX_EXIT_INVVPID]        = exit_undefined,
-	[VMX_EXIT_XSETBV]         = exit_xsetbv,
-	[VMX_EXIT_INTR_WINDOW]    = exit_intr_window,
-	[VMX_EXIT_NMI_WINDOW]     = exit_nmi_window,
-	[VMX_EXIT_TPR_BELOW]      = exit_tpr_below,
-	[VMX_EXIT_APIC_ACCESS]    = exit_apic_access,
-	[VMX_EXIT_EOI_INDUCED]    = exit_eoi_induced,
-	[VMX_EXIT_APIC_WRITE]     = exit_apic_write,
-	[VMX_EXIT_PREEMPT_TIMER]  = exit_preempt_timer,
+/*
+ * Per basic exit reason: the handler, and what it needs read from the
+ * VMCS (VMX_NEED_*); vmm_handle_exit() reads no more. Instructions that
+ * are emulated and skipped need the instruction, those answered with an
+ * exception nothing; exits that can interrupt event delivery need the
+ * IDT-vectoring information (and the instruction length, to deliver a
+ * software interrupt again); the VM-entry failures only report their
+ * qualification.
+ */
+#define EXIT_NEEDS_EVENT (VMX_NEED_IDT_INFO | VMX_NEED_INSN_LEN)
+static const struct exit_entry exit_table[VMX_EXIT_NR] = {
+	[VMX_EXIT_EXCEPTION_NMI]  = { exit_exception_nmi, VMX_NEED_INTR_INFO | EXIT_NEEDS_EVENT },
+	[VMX_EXIT_EXT_INTR]       = { exit_ext_intr,      VMX_NEED_INTR_INFO | EXIT_NEEDS_EVENT },
+	[VMX_EXIT_TRIPLE_FAULT]   = { exit_triple_fault,  VMX_NEED_ALL },
+	[VMX_EXIT_INIT]           = { exit_init_signal,   VMX_NEED_ALL },
+	[VMX_EXIT_SIPI]           = { exit_sipi_signal,   VMX_NEED_ALL },
+	[VMX_EXIT_CPUID]          = { exit_cpuid,         VMX_NEED_INSN },
+	[VMX_EXIT_GETSEC]         = { exit_undefined,     0 },
+	[VMX_EXIT_HLT]            = { exit_hlt,           VMX_NEED_INSN },
+	[VMX_EXIT_INVD]           = { exit_invd,          VMX_NEED_INSN },
+	[VMX_EXIT_RDPMC]          = { exit_rdpmc,         0 },
+	[VMX_EXIT_VMCALL]         = { exit_vmcall,        VMX_NEED_INSN },
+	[VMX_EXIT_VMCLEAR]        = { exit_undefined,     0 },
+	[VMX_EXIT_VMLAUNCH]       = { exit_undefined,     0 },
+	[VMX_EXIT_VMPTRLD]        = { exit_undefined,     0 },
+	[VMX_EXIT_VMPTRST]        = { exit_undefined,     0 },
+	[VMX_EXIT_VMREAD]         = { exit_undefined,     0 },
+	[VMX_EXIT_VMRESUME]       = { exit_undefined,     0 },
+	[VMX_EXIT_VMWRITE]        = { exit_undefined,     0 },
+	[VMX_EXIT_VMXOFF]         = { exit_undefined,     0 },
+	[VMX_EXIT_VMXON]          = { exit_undefined,     0 },
+	[VMX_EXIT_CR_ACCESS]      = { exit_cr_access,     VMX_NEED_QUAL | VMX_NEED_INSN },
+	[VMX_EXIT_IO]             = { exit_io,            VMX_NEED_QUAL | VMX_NEED_INSN },
+	[VMX_EXIT_RDMSR]          = { exit_rdmsr,         VMX_NEED_INSN },
+	[VMX_EXIT_WRMSR]          = { exit_wrmsr,         VMX_NEED_INSN },
+	[VMX_EXIT_INVALID_STATE]  = { exit_entry_failure, VMX_NEED_QUAL },
+	[VMX_EXIT_MSR_LOADING]    = { exit_entry_failure, VMX_NEED_QUAL },
+	[VMX_EXIT_MCE_DURING_ENTRY] = { exit_entry_failure, VMX_NEED_QUAL },
+	[VMX_EXIT_MWAIT]          = { exit_undefined,     0 },
+	[VMX_EXIT_MONITOR]        = { exit_undefined,     0 },
+	[VMX_EXIT_EPT_VIOLATION]  = { exit_ept_violation, VMX_NEED_QUAL | VMX_NEED_INSN |
+							   VMX_NEED_IDT_INFO | VMX_NEED_GPA },
+	[VMX_EXIT_EPT_MISCONFIG]  = { exit_ept_misconfig, VMX_NEED_ALL | VMX_NEED_GPA },
+	[VMX_EXIT_INVEPT]         = { exit_undefined,     0 },
+	[VMX_EXIT_INVVPID]        = { exit_undefined,     0 },
+	[VMX_EXIT_XSETBV]         = { exit_xsetbv,        VMX_NEED_INSN },
+	[VMX_EXIT_INTR_WINDOW]    = { exit_intr_window,   0 },
+	[VMX_EXIT_NMI_WINDOW]     = { exit_nmi_window,    0 },
+	[VMX_EXIT_TPR_BELOW]      = { exit_tpr_below,     0 },
+	[VMX_EXIT_APIC_ACCESS]    = { exit_apic_access,   VMX_NEED_QUAL | VMX_NEED_RIP | EXIT_NEEDS_EVENT },
+	[VMX_EXIT_EOI_INDUCED]    = { exit_eoi_induced,   VMX_NEED_QUAL },
+	[VMX_EXIT_APIC_WRITE]     = { exit_apic_write,    VMX_NEED_QUAL },
+	[VMX_EXIT_PREEMPT_TIMER]  = { exit_preempt_timer, 0 },
 };
 
-void vmm_handle_exit(struct vcpu *v)
+/* No handler: the guest did something tickvisor does not expect. The
+ * table asked for nothing, so read everything for the report. */
+static int exit_unhandled(struct vcpu *v, uint32_t reason)
+{
+	struct vmx_exit *e = &v->exit;
+
+	vmx_read_exit(e, reason, VMX_NEED_ALL);
+	if (reason & VMX_EXIT_REASON_ENTRY_FAIL)
+		return exit_entry_failure(v);
+	return vcpu_kill(v, GUEST_STATUS_KILLED, "unhandled VM exit %u (%s), qualification %#lx",
+			 e->basic, vmx_exit_name(e->basic), (unsigned long)e->qual);
+}
+
+/* A handler that says it ended the guest must have: one that did not is
+ * a tickvisor bug, and the guest must not run on in that state. */
+static int exit_check_result(struct vcpu *v, int r)
+{
+	if (!READ_ONCE(v->guest->ended))
+		return vcpu_kill(v, GUEST_STATUS_KILLED, "exit handler for %s failed without "
+				 "ending the guest", vmx_exit_name(v->exit.basic));
+	return r;
+}
+
+int vmm_handle_exit(struct vcpu *v)
 {
 	const struct vmx_exit *e = &v->exit;
+	uint32_t reason = vmx_read_exit_reason();
+	unsigned basic = (unsigned)FIELD_GET(VMX_EXIT_REASON_BASIC, reason);
+	const struct exit_entry *x;
 	exit_fn fn;
+	int r;
 
-	if (e->basic < VMX_EXIT_NR) {
-		v->stats.exits[e->basic]++;
-		v->stats.total++;
-	}
-	if (e->reason & VMX_EXIT_REASON_ENTRY_FAIL) {
-		exit_entry_failure(v);
-		return;
-	}
+	if (unlikely(basic >= VMX_EXIT_NR))
+		return exit_unhandled(v, reason);
+	v->stats.exits[basic]++;
+	v->stats.total++;
+	x = &exit_table[basic];
+	fn = x->fn;
+	if (unlikely(!fn))
+		return exit_unhandled(v, reason);
+	vmx_read_exit(&v->exit, reason, x->needs);
+	if (unlikely(e->reason & VMX_EXIT_REASON_ENTRY_FAIL))
+		return exit_entry_failure(v);
 	/* An exit in the middle of delivering an event (an EPT violation
 	 * while pushing an interrupt frame, say) must deliver it again. */
-	if (e->idt_info & INTR_INFO_VALID)
+	if (unlikely(x->needs & VMX_NEED_IDT_INFO) && (e->idt_info & INTR_INFO_VALID))
 		vcpu_reinject(v);
-	fn = e->basic < VMX_EXIT_NR ? exit_table[e->basic] : NULL;
-	if (!fn) {
-		vcpu_kill(v, GUEST_STATUS_KILLED, "unhandled VM exit %u (%s), qualification %#lx",
-			  e->basic, vmx_exit_name(e->basic), (unsigned long)e->qual);
-		return;
-	}
-	fn(v);
+	r = fn(v);
+	return unlikely(r) ? exit_check_result(v, r) : 0;
 }

@@ -6,10 +6,20 @@
 #include "vmm/vcpu.h"
 
 /* A handler returns 0 to go on running the vCPU, or -1 when it ended the
- * guest (guest_end/vcpu_kill). */
+ * guest (guest_end/vcpu_kill): vmm_handle_exit() passes that on and the
+ * run loop stops this vCPU at once. */
 typedef int (*exit_fn)(struct vcpu *v);
 
-void vmm_handle_exit(struct vcpu *v);
+/* One row of the exit table: the handler, and the exit information it
+ * reads from v->exit (VMX_NEED_*); vmm_handle_exit() reads no more. */
+struct exit_entry {
+	exit_fn fn;
+	unsigned needs;
+};
+
+/* Reads the current exit's information and handles it: 0 to go on
+ * running the vCPU, -1 when the guest has ended. */
+int vmm_handle_exit(struct vcpu *v);
 
 int exit_cpuid(struct vcpu *v);
 int exit_rdmsr(struct vcpu *v);

@@ -27,7 +27,7 @@ static int ept_during_delivery(struct vcpu *v, uint64_t gpa, uint64_t qual)
 
 int exit_ept_violation(struct vcpu *v)
 {
-	uint64_t gpa = vmread(VMCS_GUEST_PHYS_ADDR), q = v->exit.qual;
+	uint64_t gpa = v->exit.gpa, q = v->exit.qual;
 
 	if (v->exit.idt_info & INTR_INFO_VALID)
 		return ept_during_delivery(v, gpa, q);
@@ -40,5 +40,5 @@ int exit_ept_misconfig(struct vcpu *v)
 {
 	/* Our own tables are wrong: a host bug, but contained to this guest. */
 	return vcpu_kill(v, GUEST_STATUS_KILLED, "EPT misconfiguration at guest-physical %#lx",
-			 (unsigned long)vmread(VMCS_GUEST_PHYS_ADDR));
+			 (unsigned long)v->exit.gpa);
 }

@@ -233,10 +233,10 @@ void vcpu_run(struct vcpu *v)
 		/* The CPU clears the entry's event injection on every exit. */
 		v->injecting = false;
 		v->intr_state_valid = false;
-		vmx_read_exit(&v->exit);
 		if (!v->lma_by_hw)
 			sync_ia32e(v);
-		vmm_handle_exit(v);
+		if (vmm_handle_exit(v))
+			break;
 	}
 	timer_host_disarm_all(&this_cpu()->timer);
 	this_cpu()->vcpu = NULL;

@@ -5,6 +5,8 @@
 #define VMX_EXIT_H
 
 #include "drivers/base.h"
+#include "vmx/insn.h"
+#include "vmx/vmcs.h"
 
 enum vmx_exit_reason {
 	VMX_EXIT_EXCEPTION_NMI    = 0,
@@ -102,6 +104,30 @@ enum vmx_activity {
 	ACTIVITY_WAIT_SIPI = 3,
 };
 
+/*
+ * What an exit's handler needs from the VMCS besides the exit reason. The
+ * exit table (vmm/exit.c) says it per basic exit reason and
+ * vmx_read_exit() reads exactly that: VMREADs cost tens of cycles each on
+ * hardware, and the frequent exits (CPUID, MSRs, timer) need one or two.
+ * IDT-vectoring information is worth reading only for exits that can
+ * happen in the middle of delivering an event (SDM Vol. 3C, "Information
+ * for VM Exits During Event Delivery"), not for instruction exits or
+ * those taken at an instruction boundary.
+ */
+#define VMX_NEED_QUAL       BIT(0)      /* exit qualification */
+#define VMX_NEED_INSN_LEN   BIT(1)      /* VM-exit instruction length */
+#define VMX_NEED_RIP        BIT(2)      /* guest RIP (of the exiting instruction) */
+#define VMX_NEED_INTR_INFO  BIT(3)      /* VM-exit interruption information */
+#define VMX_NEED_IDT_INFO   BIT(4)      /* IDT-vectoring information */
+#define VMX_NEED_GPA        BIT(5)      /* guest-physical address (EPT exits) */
+/* An instruction to emulate or skip. */
+#define VMX_NEED_INSN       (VMX_NEED_INSN_LEN | VMX_NEED_RIP)
+/* Everything but the guest-physical address: exits whose handlers only
+ * report them, and exits tickvisor has no handler for. */
+#define VMX_NEED_ALL        (VMX_NEED_QUAL | VMX_NEED_INSN | VMX_NEED_INTR_INFO | \
+			     VMX_NEED_IDT_INFO)
+
+/* Fields a handler did not ask for read 0. */
 struct vmx_exit {
 	uint32_t reason;        /* full exit reason */
 	uint16_t basic;         /* basic exit reason */
@@ -110,11 +136,40 @@ struct vmx_exit {
 	uint64_t rip;
 	uint32_t intr_info;     /* VM-exit interruption information */
 	uint32_t idt_info;      /* IDT-vectoring information */
+	uint64_t gpa;           /* guest-physical address */
 };
 
-/* Reads the exit information of the current VMCS (the one place that
- * does, so the cost per exit is visible here). */
-void vmx_read_exit(struct vmx_exit *e);
+static inline uint32_t vmx_read_exit_reason(void)
+{
+	return (uint32_t)vmread(VMCS_EXIT_REASON);
+}
+
+void vmx_read_exit_info(struct vmx_exit *e, unsigned needs);
+
+/*
+ * Fills `e` for the exit `reason` (from vmx_read_exit_reason()) with the
+ * information `needs` (VMX_NEED_*) asks for; what it does not ask for
+ * reads 0. With vmx_read_exit_info() the one place that reads exit
+ * information, so the cost per exit is visible here. Inline, and the
+ * exits that need at most the instruction (CPUID, MSRs, HLT, timers,
+ * interrupt windows: the frequent ones) take the short way.
+ */
+static inline void vmx_read_exit(struct vmx_exit *e, uint32_t reason, unsigned needs)
+{
+	e->reason = reason;
+	e->basic = (uint16_t)FIELD_GET(VMX_EXIT_REASON_BASIC, reason);
+	if (unlikely(needs & ~(unsigned)VMX_NEED_INSN)) {
+		vmx_read_exit_info(e, needs);
+		return;
+	}
+	e->qual = 0;
+	e->intr_info = 0;
+	e->idt_info = 0;
+	e->gpa = 0;
+	e->insn_len = needs & VMX_NEED_INSN_LEN ? (uint32_t)vmread(VMCS_EXIT_INSN_LEN) : 0;
+	e->rip = needs & VMX_NEED_RIP ? vmread(VMCS_GUEST_RIP) : 0;
+}
+
 const char *vmx_exit_name(unsigned basic);
 /* VM-instruction error numbers (SDM Vol. 3C, "VM Instruction Error Numbers"). */
 const char *vmx_insn_error_name(unsigned err);

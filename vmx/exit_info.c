@@ -1,60 +1,15 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "vmx/exit.h"
-#include "vmx/insn.h"
-#include "vmx/vmcs.h"
 
-/*
- * VMREADs cost (tens of cycles each on hardware), so the frequent exits
- * read only the fields their handlers use; the rest read 0. Only exits
- * that can happen in the middle of delivering an event have IDT-vectoring
- * information (SDM Vol. 3C, "Information for VM Exits During Event
- * Delivery"): instruction exits and those taken at an instruction
- * boundary have none. Every other reason reads everything.
- */
-void vmx_read_exit(struct vmx_exit *e)
+/* Every field of the exit information `needs` asks for, 0 for the rest. */
+void vmx_read_exit_info(struct vmx_exit *e, unsigned needs)
 {
-	e->reason = (uint32_t)vmread(VMCS_EXIT_REASON);
-	e->basic = (uint16_t)FIELD_GET(VMX_EXIT_REASON_BASIC, e->reason);
-	e->qual = 0;
-	e->intr_info = 0;
-	e->idt_info = 0;
-	switch (e->reason) {                    /* entry failures fall to default */
-	case VMX_EXIT_IO:
-	case VMX_EXIT_CR_ACCESS:
-		e->qual = vmread(VMCS_EXIT_QUALIFICATION);
-		/* fall through */
-	case VMX_EXIT_CPUID:
-	case VMX_EXIT_HLT:
-	case VMX_EXIT_RDMSR:
-	case VMX_EXIT_WRMSR:
-	case VMX_EXIT_VMCALL:
-		e->insn_len = (uint32_t)vmread(VMCS_EXIT_INSN_LEN);
-		e->rip = vmread(VMCS_GUEST_RIP);
-		return;
-	case VMX_EXIT_APIC_WRITE:
-	case VMX_EXIT_EOI_INDUCED:
-		e->qual = vmread(VMCS_EXIT_QUALIFICATION);
-		/* fall through */
-	case VMX_EXIT_PREEMPT_TIMER:
-	case VMX_EXIT_INTR_WINDOW:
-	case VMX_EXIT_NMI_WINDOW:
-		e->insn_len = 0;
-		e->rip = 0;
-		return;
-	case VMX_EXIT_EXT_INTR:                 /* host timers, kicks: no qualification */
-		e->insn_len = (uint32_t)vmread(VMCS_EXIT_INSN_LEN);    /* for re-injection */
-		e->rip = 0;
-		e->intr_info = (uint32_t)vmread(VMCS_EXIT_INTR_INFO);
-		e->idt_info = (uint32_t)vmread(VMCS_IDT_VECTORING_INFO);
-		return;
-	default:
-		e->qual = vmread(VMCS_EXIT_QUALIFICATION);
-		e->insn_len = (uint32_t)vmread(VMCS_EXIT_INSN_LEN);
-		e->rip = vmread(VMCS_GUEST_RIP);
-		e->intr_info = (uint32_t)vmread(VMCS_EXIT_INTR_INFO);
-		e->idt_info = (uint32_t)vmread(VMCS_IDT_VECTORING_INFO);
-		return;
-	}
+	e->qual = needs & VMX_NEED_QUAL ? vmread(VMCS_EXIT_QUALIFICATION) : 0;
+	e->insn_len = needs & VMX_NEED_INSN_LEN ? (uint32_t)vmread(VMCS_EXIT_INSN_LEN) : 0;
+	e->rip = needs & VMX_NEED_RIP ? vmread(VMCS_GUEST_RIP) : 0;
+	e->intr_info = needs & VMX_NEED_INTR_INFO ? (uint32_t)vmread(VMCS_EXIT_INTR_INFO) : 0;
+	e->idt_info = needs & VMX_NEED_IDT_INFO ? (uint32_t)vmread(VMCS_IDT_VECTORING_INFO) : 0;
+	e->gpa = needs & VMX_NEED_GPA ? vmread(VMCS_GUEST_PHYS_ADDR) : 0;
 }
 
 static const char *const exit_names[VMX_EXIT_NR] = {

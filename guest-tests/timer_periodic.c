@@ -9,7 +9,13 @@
  * taken at STI. Each timing check runs twice: spinning with IF=1, then
  * halted (STI; HLT).
  *
- * Arguments: slack_us=N (how late an interrupt may be, default 50).
+ * Arguments: slack_us=N (how late an interrupt may be, default 50);
+ * drift_max=N (cycles): interrupt 100 - interrupt 1 may differ from 99
+ * periods by at most N when spinning (default: the slack). Every tick
+ * takes the same path (exit, expiry, entry), so under Bochs - one TSC
+ * cycle per instruction - they are all equally late to within a few
+ * instructions; a tick whose lateness differs from the rest shows that
+ * root-mode work outside that path leaks into when the guest sees it.
  */
 #include "lib/guest.h"
 #include "lib/timer_util.h"
@@ -20,11 +26,12 @@
 
 static uint32_t count;                  /* TMICT for PERIOD_US at divide 1 */
 static uint64_t len;                    /* that in TSC cycles */
+static uint64_t drift_max;              /* drift_max=, 0: the slack */
 
 /* Interrupt k (1-based) is due k periods after the TMICT write at t0. */
 static void test_ticks(enum tmr_wait how)
 {
-	uint64_t t0, first, last, late, max_late = 0, first_late = 0;
+	uint64_t t0, first, last, late, max_late = 0, first_late = 0, bound;
 	uint32_t n, early = 0, worst = 0;
 	int64_t drift;
 	bool done;
@@ -56,9 +63,10 @@ static void test_ticks(enum tmr_wait how)
 	report(!early, "none early: %u of %u before k periods", early, NR_TICKS);
 	report(max_late < tmr_slack_tsc, "max lateness %lu cycles (interrupt %u), at most %lu",
 	       max_late, worst, tmr_slack_tsc);
-	report(drift < (int64_t)tmr_slack_tsc && -drift < (int64_t)tmr_slack_tsc,
-	       "interrupt %u - interrupt 1 = %u periods %+ld cycles",
-	       NR_TICKS, NR_TICKS - 1, drift);
+	bound = how == TMR_SPIN && drift_max ? drift_max : tmr_slack_tsc;
+	report(drift < (int64_t)bound && -drift < (int64_t)bound,
+	       "interrupt %u - interrupt 1 = %u periods %+ld cycles (at most %lu)",
+	       NR_TICKS, NR_TICKS - 1, drift, bound);
 	report_info("lateness max %lu cycles (%lu ns), first %lu, last %lu; drift %ld cycles "
 		    "over %u periods of %lu", max_late, tmr_tsc_to_ns(max_late), first_late,
 		    last - t0 - NR_TICKS * len, drift, NR_TICKS - 1, len);
@@ -176,6 +184,7 @@ int main(int argc, char **argv)
 	report_prefix_push("timer_periodic");
 	if (tmr_init()) {
 		count = tmr_tsc_to_ticks(tmr_us_to_tsc(PERIOD_US), 1);
+		drift_max = arg_get_ulong("drift_max", 0);
 		len = tmr_ticks_to_tsc(count, 1);
 		for (enum tmr_wait how = 0; how < TMR_NR_WAITS; how++)
 			test_periodic(how);

@@ -60,6 +60,7 @@ struct vcpu {
 	uint64_t entry_tsc;             /* measured: end of the entry wait -> guest */
 	uint64_t exit_tsc;              /* measured: guest instruction -> the stub's exit TSC */
 	uint64_t spin_target;           /* the entry wait to observe for auto advance */
+	uint64_t preempt_at;            /* host TSC the preemption timer is armed for */
 	uint32_t notices;               /* rate limit for guest-caused notices */
 	bool wait_sipi;                 /* after INIT: waiting for a SIPI, not entered */
 	uint64_t init_cd_nw;            /* CR0.CD/NW an INIT keeps (power-up: both set) */

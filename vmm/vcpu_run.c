@@ -216,6 +216,7 @@ void vcpu_run(struct vcpu *v)
 		vcpu_timer_before_entry(v);
 		vapic_inject(v);
 		vcpu_xcr0_load_guest(v);
+		vcpu_timer_load_preempt(v);
 		r = vmx_run(&v->regs);
 		vcpu_xcr0_load_host(v);
 		if (unlikely(r)) {

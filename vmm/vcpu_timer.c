@@ -41,11 +41,11 @@ unsigned vcpu_timer_backend(const struct vcpu *v)
 	return v->timer_kind;
 }
 
-static void set_preempt(struct vcpu *v, bool on, uint64_t value)
+/* The count itself is written last before the entry, from v->preempt_at
+ * (vcpu_timer_load_preempt). */
+static void set_preempt(struct vcpu *v, bool on)
 {
 	vcpu_set_ctl(&v->pin_ctls, VMCS_PIN_CTLS, PIN_PREEMPT_TIMER, on);
-	if (on)
-		vmwrite(VMCS_PREEMPT_TIMER_VALUE, value);
 }
 
 /*
@@ -138,10 +138,11 @@ static void arm_preempt(struct vcpu *v, uint64_t pre, uint64_t host_now)
 		pre = MIN(pre, poll);
 	}
 	if (pre == ~0ull) {
-		set_preempt(v, false, 0);
+		set_preempt(v, false);
 		return;
 	}
-	set_preempt(v, true, preempt_value(pre, host_now, timer_caps.preempt_rate));
+	v->preempt_at = pre;
+	set_preempt(v, true);
 }
 
 /* The host LAPIC/HPET backends: the host timer, then the preemption
@@ -226,7 +227,7 @@ void vcpu_timer_before_entry(struct vcpu *v)
 void vcpu_timer_reset(struct vcpu *v)
 {
 	/* INIT/reset: no preemption timer, no host deadline, no stale expiry. */
-	set_preempt(v, false, 0);
+	set_preempt(v, false);
 	timer_host_disarm_all(&this_cpu()->timer);
 	v->timer_exit = false;
 	v->timer_dirty = true;

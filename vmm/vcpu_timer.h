@@ -4,13 +4,32 @@
 #ifndef VMM_VCPU_TIMER_H
 #define VMM_VCPU_TIMER_H
 
+#include "timer/host.h"
+#include "timer/preempt.h"
 #include "vmm/vcpu.h"
+#include "vmx/vmx.h"
 
 void vcpu_timer_init(struct vcpu *v);
 /* TV_HC_INFO encoding: 1 preempt, 2 lapic, 3 hpet. */
 unsigned vcpu_timer_backend(const struct vcpu *v);
 /* Before each entry: deliver a due expiry, arm the backend. */
 void vcpu_timer_before_entry(struct vcpu *v);
+/*
+ * The VMX-preemption timer counts in non-root mode only (SDM Vol. 3C,
+ * "VMX-Preemption Timer"), so its count is worked out from the deadline
+ * arm_preempt() chose at the last moment, right before VMRESUME: root-mode
+ * work after the arming (the RVI/SVI sync of vapic_inject, which some
+ * entries do and others skip) would otherwise push the exit later by its
+ * own cost. A periodic timer's first tick, armed by an entry without that
+ * sync, came ~150 cycles earlier than every later tick (armed by entries
+ * with it) and showed as a constant drift of the whole series.
+ */
+static inline void vcpu_timer_load_preempt(struct vcpu *v)
+{
+	if (v->pin_ctls & BIT(PIN_PREEMPT_TIMER))
+		vmwrite(VMCS_PREEMPT_TIMER_VALUE,
+			preempt_value(v->preempt_at, rdtsc(), timer_caps.preempt_rate));
+}
 /* The guest executed HLT (exit policy): wait here until it has something
  * to take (with IF clear: an NMI or INIT only). */
 int vcpu_timer_block(struct vcpu *v, bool if_set);

@@ -70,15 +70,22 @@ static void panic_vprint(const char *fmt, va_list ap)
 	pr_err("cpu%u: PANIC: %s", cpu_index(), msg);
 }
 
-__noreturn void panic(const char *fmt, ...)
+/* Only the first CPU to panic reports; any later one (or a nested panic)
+ * halts where it is. */
+static void panic_enter(void)
 {
-	va_list ap;
-
 	irq_disable();
 	if (__atomic_fetch_add(&panicking, 1, __ATOMIC_SEQ_CST))
 		for (;;)
 			halt();
 	panic_begin();
+}
+
+__noreturn void panic(const char *fmt, ...)
+{
+	va_list ap;
+
+	panic_enter();
 	va_start(ap, fmt);
 	panic_vprint(fmt, ap);
 	va_end(ap);
@@ -92,11 +99,7 @@ __noreturn void panic_frame(const struct irq_frame *f, const char *fmt, ...)
 {
 	va_list ap;
 
-	irq_disable();
-	if (__atomic_fetch_add(&panicking, 1, __ATOMIC_SEQ_CST))
-		for (;;)
-			halt();
-	panic_begin();
+	panic_enter();
 	va_start(ap, fmt);
 	panic_vprint(fmt, ap);
 	va_end(ap);

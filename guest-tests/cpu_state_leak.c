@@ -40,26 +40,6 @@ static const struct { uint32_t msr; uint64_t mark; const char *name; } msrs[] = 
 
 static volatile uint64_t watched;       /* DR0's address: never written */
 
-#define DEFINE_DR(n)								\
-static uint64_t read_dr##n(void)						\
-{										\
-	uint64_t v;								\
-										\
-	asm volatile("mov %%dr" #n ", %0" : "=r"(v) : : "memory");		\
-	return v;								\
-}										\
-static void write_dr##n(uint64_t v)						\
-{										\
-	asm volatile("mov %0, %%dr" #n : : "r"(v) : "memory");			\
-}
-DEFINE_DR(0)
-DEFINE_DR(1)
-DEFINE_DR(2)
-DEFINE_DR(3)
-DEFINE_DR(6)
-DEFINE_DR(7)
-#undef DEFINE_DR
-
 static uint64_t dr_marks[4];
 
 static bool has_avx(void)
@@ -67,19 +47,6 @@ static bool has_avx(void)
 	uint32_t c = cpuid(1).c;
 
 	return (c & CPUID_1_ECX_XSAVE) && (c & CPUID_1_ECX_AVX);
-}
-
-static uint64_t xgetbv0(void)
-{
-	uint32_t lo, hi;
-
-	asm volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0) : "memory");
-	return lo | (uint64_t)hi << 32;
-}
-
-static void xsetbv0(uint64_t v)
-{
-	asm volatile("xsetbv" : : "c"(0), "a"((uint32_t)v), "d"((uint32_t)(v >> 32)) : "memory");
 }
 
 static uint32_t mxcsr_read(void)
@@ -175,11 +142,11 @@ static void role_set(void)
 		return;
 	}
 	write_cr4(read_cr4() | X86_CR4_OSXSAVE);
-	xsetbv0(XCR0_AVX_ON);
+	xsetbv(0, XCR0_AVX_ON);
 	/* A load (AVX), not VPCMPEQD (AVX2 on YMM). Bits 255:128 of YMM7
 	 * checked apart: the low halves are all ones already. */
 	asm volatile("vmovdqu %1, %%ymm7\n\tvmovdqu %%ymm7, %0" : "=m"(ymm7) : "m"(ymm_ones));
-	report(xgetbv0() == XCR0_AVX_ON && ymm7[2] == ~0ull && ymm7[3] == ~0ull &&
+	report(xgetbv(0) == XCR0_AVX_ON && ymm7[2] == ~0ull && ymm7[3] == ~0ull &&
 	       vec_or(true) == ~0ull, "set XCR0 = 7, YMM7 (0x%lx 0x%lx)", ymm7[2], ymm7[3]);
 }
 
@@ -200,8 +167,8 @@ static void role_check(void)
 		return;
 	}
 	write_cr4(read_cr4() | X86_CR4_OSXSAVE);
-	report(xgetbv0() == 1, "XCR0 reads 1 (0x%lx)", xgetbv0());
-	xsetbv0(XCR0_AVX_ON);
+	report(xgetbv(0) == 1, "XCR0 reads 1 (0x%lx)", xgetbv(0));
+	xsetbv(0, XCR0_AVX_ON);
 	report(vec_or(true) == 0, "YMM0-15 read 0");
 }
 

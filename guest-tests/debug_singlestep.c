@@ -38,19 +38,6 @@ static void record(char what)
 	nevents++;
 }
 
-static uint64_t read_dr6(void)
-{
-	uint64_t v;
-
-	asm volatile("mov %%dr6, %0" : "=r"(v));
-	return v;
-}
-
-static void write_dr6(uint64_t v)
-{
-	asm volatile("mov %0, %%dr6" : : "r"(v));
-}
-
 static void db_handler(struct ex_regs *regs)
 {
 	record('D');

@@ -32,27 +32,19 @@ static int xsetbv_safe(uint32_t xcr, uint64_t val)
 	return exception_vector();
 }
 
-static uint64_t xgetbv0(void)
-{
-	uint32_t lo, hi;
-
-	asm volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0) : "memory");
-	return lo | (uint64_t)hi << 32;
-}
-
 static void expect_gp(uint32_t xcr, uint64_t val, const char *why)
 {
-	uint64_t before = xgetbv0();
+	uint64_t before = xgetbv(0);
 	int vec = xsetbv_safe(xcr, val);
 
-	report(vec == GP_VECTOR && xgetbv0() == before, "XCR%u <- 0x%lx (%s): #GP, XCR0 stays 0x%lx "
+	report(vec == GP_VECTOR && xgetbv(0) == before, "XCR%u <- 0x%lx (%s): #GP, XCR0 stays 0x%lx "
 	       "(vector %d)", xcr, val, why, before, vec);
 }
 
 static void expect_ok(uint64_t val)
 {
 	int vec = xsetbv_safe(0, val);
-	uint64_t got = xgetbv0();
+	uint64_t got = xgetbv(0);
 	uint32_t size = cpuid_indexed(0xd, 0).b, want = 576;
 
 	for (unsigned i = 2; i < 32; i++) {
@@ -119,7 +111,7 @@ static void test_avx_runs(void)
 	vec = exception_vector();
 	report(vec == 0 && out[0] == ~0ull && out[3] == ~0ull,
 	       "AVX runs with XCR0 0x%lx and YMM3 survives an exit (vector %d, %lx..%lx)",
-	       xgetbv0(), vec, out[0], out[3]);
+	       xgetbv(0), vec, out[0], out[3]);
 }
 
 int main(int argc, char **argv)
@@ -138,7 +130,7 @@ int main(int argc, char **argv)
 	d = cpuid_indexed(0xd, 0);
 	supported = d.a | (uint64_t)d.d << 32;
 	report((supported & 3) == 3, "CPUID.(0DH,0) reports x87 and SSE (0x%lx)", supported);
-	report(xgetbv0() == XCR0_X87, "XCR0 starts at 1 (0x%lx)", xgetbv0());
+	report(xgetbv(0) == XCR0_X87, "XCR0 starts at 1 (0x%lx)", xgetbv(0));
 	d = cpuid_indexed(0xd, 1);
 	report(!(d.a & ~7u) && !d.c && !d.d, "CPUID.(0DH,1): no XSAVES/IA32_XSS or XFD "
 	       "(EAX 0x%x ECX 0x%x EDX 0x%x)", d.a, d.c, d.d);

@@ -114,6 +114,40 @@ DEFINE_CR(4)
 DEFINE_CR(8)
 #undef DEFINE_CR
 
+#define DEFINE_DR(n)								\
+static inline uint64_t read_dr##n(void)						\
+{										\
+	uint64_t v;								\
+										\
+	asm volatile("mov %%dr" #n ", %0" : "=r"(v) : : "memory");		\
+	return v;								\
+}										\
+static inline void write_dr##n(uint64_t v)					\
+{										\
+	asm volatile("mov %0, %%dr" #n : : "r"(v) : "memory");			\
+}
+DEFINE_DR(0)
+DEFINE_DR(1)
+DEFINE_DR(2)
+DEFINE_DR(3)
+DEFINE_DR(6)
+DEFINE_DR(7)
+#undef DEFINE_DR
+
+/* XGETBV/XSETBV of XCR `xcr` (needs CR4.OSXSAVE; XSETBV at CPL 0). */
+static inline uint64_t xgetbv(uint32_t xcr)
+{
+	uint32_t lo, hi;
+
+	asm volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(xcr) : "memory");
+	return lo | (uint64_t)hi << 32;
+}
+
+static inline void xsetbv(uint32_t xcr, uint64_t v)
+{
+	asm volatile("xsetbv" : : "c"(xcr), "a"((uint32_t)v), "d"((uint32_t)(v >> 32)) : "memory");
+}
+
 static inline uint64_t read_rflags(void)
 {
 	uint64_t f;

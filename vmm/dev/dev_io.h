@@ -25,7 +25,6 @@ int io_serial(struct vcpu *v, struct io_req *r);       /* dev_uart.c */
 int io_debug_exit(struct vcpu *v, struct io_req *r);   /* dev_debug_exit.c */
 int io_pic(struct vcpu *v, struct io_req *r);          /* dev_pic.c */
 int io_pci_addr(struct vcpu *v, struct io_req *r);     /* dev_pci.c */
-int io_pci_data(struct vcpu *v, struct io_req *r);     /* dev_pci.c */
 int io_fwcfg(struct vcpu *v, struct io_req *r);        /* dev_fwcfg.c */
 int io_ones(struct vcpu *v, struct io_req *r);         /* dev_ports.c */
 

@@ -17,11 +17,3 @@ int io_pci_addr(struct vcpu *v, struct io_req *r)
 		v->guest->dev.pci_addr = r->val;
 	return 0;
 }
-
-int io_pci_data(struct vcpu *v, struct io_req *r)
-{
-	/* Known harmless: no count, unlike a port with no device. */
-	if (r->in)
-		r->val = ~0u;
-	return 0;
-}

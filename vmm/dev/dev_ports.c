@@ -27,7 +27,7 @@ static const struct dev_port_range dev_ports[] = {
 	{ PIC2_CMD, PIC2_DATA, io_pic },
 	{ PIC_ELCR1, PIC_ELCR2, io_pic },
 	{ PCI_CONFIG_ADDR, PCI_CONFIG_ADDR, io_pci_addr },
-	{ PCI_CONFIG_DATA, PCI_CONFIG_DATA + 3, io_pci_data },
+	{ PCI_CONFIG_DATA, PCI_CONFIG_DATA + 3, io_ones },      /* no device: all ones */
 	{ POST_CODE_PORT, POST_CODE_PORT, io_ones },
 	{ FWCFG_PORT_SEL, FWCFG_PORT_SEL, io_fwcfg },
 	{ FWCFG_PORT_DATA, FWCFG_PORT_DATA, io_fwcfg },
@@ -43,7 +43,7 @@ io_fn dev_io_lookup(uint16_t port)
 
 int io_ones(struct vcpu *v, struct io_req *r)
 {
-	/* Known-harmless ports (POST codes): all ones, writes ignored, no count. */
+	/* Known-harmless ports (POST codes, PCI config data): all ones, writes ignored, no count. */
 	if (r->in)
 		r->val = ~0u;
 	return 0;

@@ -38,13 +38,18 @@ static bool is_deadline_mode(uint32_t lvtt_mode)
  * due belongs to the old mode: delivered first (a one-shot that reached
  * 0 stays stopped). KVM's apic_update_lvtt and Bochs's apic.cc disarm
  * only across TSC-deadline mode, as real parts do. */
+static void notice_clamped(struct vlapic *l)
+{
+	if (l->timer.clamped)
+		l->ops->notice(l, "periodic APIC timer period below min_period_us: clamped");
+}
+
 static void switch_count_mode(struct vlapic *l, uint32_t mode)
 {
 	vlapic_timer_expired(l, l->ops->now(l));
 	l->cached_timer_mode = mode;
 	vtimer_switch_count_mode(&l->timer, vtimer_mode_of(mode), vlapic_get(l, LAPIC_TMICT));
-	if (l->timer.clamped)
-		l->ops->notice(l, "periodic APIC timer period below min_period_us: clamped");
+	notice_clamped(l);
 	l->ops->timer_update(l);
 }
 
@@ -89,8 +94,7 @@ void vlapic_tmict_written(struct vlapic *l, uint32_t old, uint32_t val)
 	vlapic_timer_expired(l, now);
 	vtimer_start_count(&l->timer, vtimer_mode_of(l->cached_timer_mode), now,
 			   val, tsc_per_tick(l));
-	if (l->timer.clamped)
-		l->ops->notice(l, "periodic APIC timer period below min_period_us: clamped");
+	notice_clamped(l);
 	l->ops->timer_update(l);
 }
 

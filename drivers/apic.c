@@ -57,20 +57,6 @@ void apic_eoi(void)
 	apic_write(APIC_EOI, 0);
 }
 
-static uint64_t irq_save(void)
-{
-	uint64_t flags;
-
-	__asm__ volatile("pushfq; pop %0; cli" : "=r"(flags) : : "memory");
-	return flags;
-}
-
-static void irq_restore(uint64_t flags)
-{
-	if (flags & RFLAGS_IF)
-		__asm__ volatile("sti" ::: "memory");
-}
-
 /*
  * An xAPIC IPI is two stores, ICR_HI (destination) then ICR_LO, which
  * sends (SDM Vol. 3A, "Interrupt Command Register (ICR)"). Anything that

@@ -61,6 +61,20 @@ DEFINE_CR(4)
 
 static inline void cpu_relax(void) { __asm__ volatile("pause" ::: "memory"); }
 static inline void irq_disable(void) { __asm__ volatile("cli" ::: "memory"); }
+static inline void irq_enable(void) { __asm__ volatile("sti" ::: "memory"); }
+/* Interrupts off; returns RFLAGS from before, for irq_restore(). */
+static inline uint64_t irq_save(void)
+{
+	uint64_t flags;
+
+	__asm__ volatile("pushfq; pop %0; cli" : "=r"(flags) : : "memory");
+	return flags;
+}
+static inline void irq_restore(uint64_t flags)
+{
+	if (flags & RFLAGS_IF)
+		irq_enable();
+}
 static inline void halt(void) { __asm__ volatile("hlt" ::: "memory"); }
 /* With interrupts off: sleep until one arrives, take it, turn them off
  * again. One asm, so nothing slips between STI's shadow and HLT. */

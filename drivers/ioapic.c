@@ -16,7 +16,7 @@ static uint32_t ioapic_lock;
 static void ioapic_lock_take(void)
 {
 	while (__atomic_exchange_n(&ioapic_lock, 1, __ATOMIC_ACQUIRE))
-		__builtin_ia32_pause();
+		cpu_relax();
 }
 
 static void ioapic_lock_drop(void)

@@ -216,10 +216,10 @@ void timer_host_drain_armed(struct timer_cpu *tc)
 		return;
 	end = now + timer_caps.tsc_hz / (1000000000u / DRAIN_MAX_NS);
 
-	__asm__ volatile("sti" ::: "memory");
+	irq_enable();
 	while (fired(tc, now) && !timebase_reached(rdtsc(), end))
 		cpu_relax();
-	__asm__ volatile("cli" ::: "memory");
+	irq_disable();
 }
 
 bool timer_host_arm(struct timer_cpu *tc, enum timer_kind k, uint64_t host_tsc)

@@ -52,11 +52,6 @@ uint64_t timebase_mul_div(uint64_t a, uint64_t mul, uint64_t div)
 	return div128(hi, (uint64_t)p, div);
 }
 
-uint64_t timebase_tsc_until(uint64_t deadline_tsc, uint64_t now_tsc)
-{
-	return deadline_tsc > now_tsc ? deadline_tsc - now_tsc : 0;
-}
-
 uint64_t timebase_counter_mask(unsigned bits)
 {
 	return bits >= 64 ? UINT64_MAX : (1ull << bits) - 1;

@@ -37,7 +37,10 @@ uint64_t timebase_mul_div(uint64_t a, uint64_t mul, uint64_t div);
  * take it. KVM's start_sw_tscdeadline compares the same way (unsigned,
  * deadline > guest TSC).
  */
-uint64_t timebase_tsc_until(uint64_t deadline_tsc, uint64_t now_tsc);
+static inline uint64_t timebase_tsc_until(uint64_t deadline_tsc, uint64_t now_tsc)
+{
+	return deadline_tsc > now_tsc ? deadline_tsc - now_tsc : 0;
+}
 
 /* For two nearby 64-bit times (values we armed ourselves, loop ends):
  * t has come, by signed difference (Xen vpt.c: (int64_t)(now - t) >= 0). */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "timer/vtimer.h"
+#include "timer/timebase.h"
 
 uint64_t vtimer_ticks_to_tsc(uint64_t ticks, uint64_t tsc_per_tick)
 {
@@ -67,9 +68,7 @@ void vtimer_switch_count_mode(struct vtimer *t, enum vtimer_mode mode, uint32_t 
  * tell it from the past. */
 static uint64_t deadline_target(uint64_t deadline, uint64_t now)
 {
-	if (deadline <= now)
-		return now;
-	return deadline - now > VTIMER_HORIZON_TSC ? now + VTIMER_HORIZON_TSC : deadline;
+	return now + MIN(timebase_tsc_until(deadline, now), VTIMER_HORIZON_TSC);
 }
 
 void vtimer_start_deadline(struct vtimer *t, uint64_t deadline, uint64_t now)

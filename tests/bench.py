@@ -105,10 +105,6 @@ def run_tickvisor(build, work, guests, cpus, emu_name):
     return results, serial
 
 
-class BenchError(Exception):
-    pass
-
-
 def tsc_rate(serial, where):
     """The TSC rate tickvisor measured (its "tickvisor: TSC: N Hz" line).
     The native run is told this rate and every figure is scaled by it, so
@@ -116,9 +112,9 @@ def tsc_rate(serial, where):
     under KVM or with another ips."""
     m = TSC_RE.search(serial)
     if not m or int(m.group(1)) == 0:
-        raise BenchError(f"bench: cannot learn the TSC rate: tickvisor printed no "
-                         f"'tickvisor: TSC: N Hz' line (serial log in {where}); it did not "
-                         "boot far enough to calibrate its TSC")
+        sys.exit(f"bench: cannot learn the TSC rate: tickvisor printed no "
+                 f"'tickvisor: TSC: N Hz' line (serial log in {where}); it did not "
+                 "boot far enough to calibrate its TSC")
     return int(m.group(1))
 
 
@@ -279,10 +275,7 @@ def main():
     tv, serial = run_tickvisor(build, out, [
         (c.replace("/", "."), "bench_timer.elf", opts, f"bench_timer {TIMER_ARGS}", 1)
         for c, opts in CONFIGS], 1, emu_name)
-    try:
-        tsc_hz = tsc_rate(serial, os.path.join(out, "tickvisor-1cpu"))
-    except BenchError as e:
-        sys.exit(str(e))
+    tsc_hz = tsc_rate(serial, os.path.join(out, "tickvisor-1cpu"))
     smp, _ = run_tickvisor(build, out, [
         (c.replace("/", "."), "smp_pingpong.elf", opts, "smp_pingpong", 2)
         for c, opts in SMP_CONFIGS], 2, emu_name) \

@@ -15,19 +15,9 @@
  */
 #include "lib/guest.h"
 
-#define MSR_STAR                0xc0000081u
-#define MSR_LSTAR               0xc0000082u
-#define MSR_CSTAR               0xc0000083u
-#define MSR_SFMASK              0xc0000084u
-#define MSR_KERNEL_GS_BASE      0xc0000102u
-#define CPUID_1_ECX_XSAVE       BIT(26)
-#define CPUID_1_ECX_AVX         BIT(28)
-#define X86_CR4_OSXSAVE         BIT(18)
-#define DR6_INIT                0xffff0ff0ul
-#define DR7_INIT                0x400ul
 #define MXCSR_INIT              0x1f80u
 #define MXCSR_MARK              0x9fc0u         /* FTZ, DAZ, all masked, RC=00 */
-#define XCR0_AVX_ON             0x7ull
+#define XCR0_AVX_ON             (XCR0_X87 | XCR0_SSE | XCR0_AVX)
 
 static const struct { uint32_t msr; uint64_t mark; const char *name; } msrs[] = {
 	{ MSR_STAR,           0x0023001000000000ull, "STAR" },

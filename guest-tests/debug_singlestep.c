@@ -16,12 +16,6 @@
  */
 #include "lib/guest.h"
 
-#define DR6_BS                  BIT(14)
-#define DR6_INIT                0xffff0ff0ul
-#define X86_EFLAGS_TF           BIT(8)
-#define X86_CR4_OSXSAVE         BIT(18)
-#define CPUID_1_ECX_XSAVE       BIT(26)
-#define MSR_MISC_ENABLE         0x1a0u
 #define COM1_SCRATCH            0x3ffu
 
 #define IPI_VEC                 0x42

@@ -13,7 +13,6 @@
  */
 #include "lib/guest.h"
 
-#define MSR_MISC_ENABLE         0x1a0u
 #define ME_FAST_STRING          BIT(0)
 #define ME_AUTO_THERMAL         BIT(3)
 #define ME_PERFMON              BIT(7)

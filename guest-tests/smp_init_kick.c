@@ -65,10 +65,9 @@ static void target_run(void *arg)
 /* The target has stopped spinning: INIT holds it. */
 static bool target_stopped(void)
 {
-	uint64_t before = spins, until = tsc_deadline_us(20);
+	uint64_t before = spins;
 
-	while (!tsc_passed(until))
-		cpu_relax();
+	tsc_delay_us(20);
 	return spins == before;
 }
 
@@ -89,9 +88,7 @@ static bool try_once(int64_t d, bool *ran)
 	while (rdtsc() < until)
 		cpu_relax();
 	apic_icr_write(smp_icr(LAPIC_DM_INIT, 0, LAPIC_DEST_NONE, false), peer);
-	until = tsc_deadline_us(ACT_US);
-	while (!tsc_passed(until))
-		cpu_relax();
+	tsc_delay_us(ACT_US);
 	return target_stopped();
 }
 

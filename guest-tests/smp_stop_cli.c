@@ -31,7 +31,7 @@ static volatile uint32_t spinning;
 static void __noreturn ap_spin_cli(void *arg)
 {
 	(void)arg;
-	__asm__ volatile("cli" ::: "memory");
+	cli();
 	cpuid(0);
 	spinning = 1;
 	__asm__ volatile("1: jmp 1b" ::: "memory");
@@ -41,11 +41,11 @@ static void __noreturn ap_spin_cli(void *arg)
 static void __noreturn ap_hlt_cli(void *arg)
 {
 	(void)arg;
-	__asm__ volatile("cli" ::: "memory");
+	cli();
 	cpuid(0);
 	spinning = 1;
 	for (;;)
-		__asm__ volatile("hlt" ::: "memory");
+		hlt();
 }
 
 int main(int argc, char **argv)

@@ -37,15 +37,19 @@ static void __noreturn enter_spin(void)
 
 static void enter_cli_hlt(void)
 {
-	for (int i = 0; i < 4; i++)
-		__asm__ volatile("cli; hlt" ::: "memory");
+	for (int i = 0; i < 4; i++) {
+		cli();
+		hlt();
+	}
 }
 
 static void __noreturn ap_cli_hlt(void *arg)
 {
 	(void)arg;
-	for (;;)
-		__asm__ volatile("cli; hlt" ::: "memory");
+	for (;;) {
+		cli();
+		hlt();
+	}
 }
 
 static void enter_smp_hlt(void)

@@ -13,7 +13,6 @@
 #include "lib/guest.h"
 #include "lib/timer_util.h"
 
-#define MSR_IA32_TSC_ADJUST 0x03bu
 #define SHORT_US            1000u       /* time the timers are set for */
 #define JUMP_US             5000u       /* how far the TSC is moved */
 

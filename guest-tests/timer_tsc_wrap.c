@@ -20,7 +20,6 @@
 #include "lib/guest.h"
 #include "lib/timer_util.h"
 
-#define MSR_IA32_TSC_ADJUST     0x03bu
 #define PERIOD_US               1000u
 #define PERIODS                 6u
 

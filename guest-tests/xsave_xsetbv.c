@@ -14,13 +14,6 @@
  */
 #include "lib/guest.h"
 
-#define CPUID_1_ECX_XSAVE       BIT(26)
-#define CPUID_1_ECX_OSXSAVE     BIT(27)
-#define X86_CR4_OSXSAVE         BIT(18)
-#define XCR0_X87                BIT(0)
-#define XCR0_SSE                BIT(1)
-#define XCR0_AVX                BIT(2)
-#define XCR0_AVX512             (BIT(5) | BIT(6) | BIT(7))
 
 static uint64_t supported;              /* CPUID.(0DH,0):EDX:EAX */
 

@@ -16,11 +16,18 @@ enum msr_index {
 	MSR_IA32_TSC            = 0x010,
 	MSR_IA32_APIC_BASE      = 0x01b,
 	MSR_IA32_FEATURE_CONTROL = 0x03a,
+	MSR_IA32_TSC_ADJUST     = 0x03b,
+	MSR_MISC_ENABLE         = 0x1a0,
 	MSR_IA32_TSC_DEADLINE   = 0x6e0,
 	MSR_X2APIC_BASE         = 0x800,
 	MSR_EFER                = 0xc0000080,
+	MSR_STAR                = 0xc0000081,
+	MSR_LSTAR               = 0xc0000082,
+	MSR_CSTAR               = 0xc0000083,
+	MSR_SFMASK              = 0xc0000084,
 	MSR_FS_BASE             = 0xc0000100,
 	MSR_GS_BASE             = 0xc0000101,
+	MSR_KERNEL_GS_BASE      = 0xc0000102,
 	MSR_TSC_AUX             = 0xc0000103,
 };
 #define APIC_BASE_BSP           BIT(8)
@@ -42,13 +49,28 @@ enum msr_index {
 #define X86_CR4_OSFXSR          BIT(9)
 #define X86_CR4_OSXMMEXCPT      BIT(10)
 #define X86_CR4_VMXE            BIT(13)
+#define X86_CR4_OSXSAVE         BIT(18)
 
+#define X86_EFLAGS_TF           BIT(8)
 #define X86_EFLAGS_IF           BIT(9)
+
+#define DR6_INIT                0xffff0ff0ul    /* after reset */
+#define DR7_INIT                0x400ul
+#define DR6_BS                  BIT(14)         /* single-step trap */
+
+/* XCR0 state components (SDM Vol. 1, "Enabling the XSAVE Feature Set"). */
+#define XCR0_X87                BIT(0)
+#define XCR0_SSE                BIT(1)
+#define XCR0_AVX                BIT(2)
+#define XCR0_AVX512             (BIT(5) | BIT(6) | BIT(7))
 
 /* CPUID feature bits used by the runtime and tests. */
 #define CPUID_1_ECX_VMX         BIT(5)
 #define CPUID_1_ECX_X2APIC      BIT(21)
 #define CPUID_1_ECX_TSC_DEADLINE BIT(24)
+#define CPUID_1_ECX_XSAVE       BIT(26)
+#define CPUID_1_ECX_OSXSAVE     BIT(27)
+#define CPUID_1_ECX_AVX         BIT(28)
 #define CPUID_1_ECX_HYPERVISOR  BIT(31)
 #define CPUID_1_EDX_APIC        BIT(9)
 #define CPUID_80000001_EDX_RDTSCP BIT(27)

@@ -58,6 +58,12 @@ bool vapic_pi_post(struct vcpu *v, uint8_t vec);
 /* Folds posted requests into IRR (before entry, while halted) after a
  * notification the CPU took in root mode, or when posting is off. */
 void vapic_pi_sync(struct vcpu *v);
+/* Nothing for vapic_pi_sync() to fold: no descriptor, or posting is on
+ * and no notification came in root mode. The entry fast path asks too. */
+static inline bool vapic_pi_idle(const struct vcpu *v)
+{
+	return !v->pi || (!READ_ONCE(v->pi_notified) && READ_ONCE(v->pi_on));
+}
 /* The host interrupt handler of the notification vector. */
 void vapic_pi_notified(void);
 /* INIT: posted requests die with the rest of the APIC state. */

@@ -210,7 +210,7 @@ void vapic_inject(struct vcpu *v)
 
 	if (l->hw_vid && !v->injecting && !READ_ONCE(l->nmi_pending) &&
 	    v->guest->spec->opts.hlt != HLT_GUEST &&
-	    (!v->pi || (!READ_ONCE(v->pi_notified) && READ_ONCE(v->pi_on)))) {
+	    vapic_pi_idle(v)) {
 		sync_intr_status(v);
 		return;
 	}

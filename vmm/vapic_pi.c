@@ -93,7 +93,7 @@ void vapic_pi_sync(struct vcpu *v)
 {
 	uint32_t *irr = (uint32_t *)(v->lapic->page + LAPIC_IRR);
 
-	if (!v->pi || (!READ_ONCE(v->pi_notified) && READ_ONCE(v->pi_on)))
+	if (vapic_pi_idle(v))
 		return;
 	WRITE_ONCE(v->pi_notified, false);
 	if (!(READ_ONCE(v->pi->ctl) & PI_ON))

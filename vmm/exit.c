@@ -220,9 +220,8 @@ int vmm_handle_exit(struct vcpu *v)
 	if (unlikely(!fn))
 		return exit_unhandled(v, reason);
 	vmx_read_exit(&v->exit, reason, x->needs);
-	if (unlikely(e->reason & VMX_EXIT_REASON_ENTRY_FAIL))
-		return exit_entry_failure(v);
-	/* An exit in the middle of delivering an event (an EPT violation
+	/* A failed entry (reasons 33, 34, 41) reaches exit_entry_failure
+	 * through its table row. An exit in the middle of delivering an event (an EPT violation
 	 * while pushing an interrupt frame, say) must deliver it again. */
 	if (unlikely(x->needs & VMX_NEED_IDT_INFO) && (e->idt_info & INTR_INFO_VALID))
 		vcpu_reinject(v);

@@ -108,3 +108,9 @@ void mmio_put_load(struct vcpu *v, const struct mmio_insn *in, uint64_t val)
 	}
 	mmio_set_gpr(v, in->reg, nv);
 }
+
+uint64_t mmio_store_value(struct vcpu *v, const struct mmio_insn *in)
+{
+	/* The register is not read (no VMREAD of RSP) for an immediate. */
+	return insn_store_value(in, in->has_imm ? 0 : mmio_get_gpr(v, in->reg));
+}

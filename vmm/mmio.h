@@ -22,5 +22,7 @@ uint64_t mmio_get_gpr(struct vcpu *v, int reg);
 void mmio_set_gpr(struct vcpu *v, int reg, uint64_t val);
 /* A load of in->size bytes into the instruction's register. */
 void mmio_put_load(struct vcpu *v, const struct mmio_insn *in, uint64_t val);
+/* The value a store writes: its immediate or its source register. */
+uint64_t mmio_store_value(struct vcpu *v, const struct mmio_insn *in);
 
 #endif

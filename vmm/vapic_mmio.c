@@ -40,7 +40,7 @@ static int do_access(struct vcpu *v, uint32_t off, const struct mmio_insn *in)
 		if (byte >= 4)
 			return 0;
 		/* AH..BH store bits 15:8 of their register (issue 15.3). */
-		val = insn_store_value(in, in->has_imm ? 0 : mmio_get_gpr(v, in->reg));
+		val = mmio_store_value(v, in);
 		mask = (uint32_t)(in->size >= 4 ? ~0ull : (1ull << (8 * in->size)) - 1) << (8 * byte);
 		reg = vlapic_get(v->lapic, slot);
 		vlapic_mmio_write(v->lapic, slot, (reg & ~mask) | ((uint32_t)(val << (8 * byte)) & mask));

@@ -156,7 +156,7 @@ static int hidden_ram_access(struct vcpu *v, uint64_t gpa, uint64_t qual)
 				 in.str ? "string instruction" : "access crossing the end of RAM",
 				 (unsigned long)gpa);
 	if (in.write) {
-		val = insn_store_value(&in, in.has_imm ? 0 : mmio_get_gpr(v, in.reg));
+		val = mmio_store_value(v, &in);
 		memcpy(p, &val, in.size);
 	} else {
 		memcpy(&val, p, in.size);

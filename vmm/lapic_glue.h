@@ -64,8 +64,8 @@ static inline bool vapic_pi_idle(const struct vcpu *v)
 {
 	return !v->pi || (!READ_ONCE(v->pi_notified) && READ_ONCE(v->pi_on));
 }
-/* The host interrupt handler of the notification vector. */
-void vapic_pi_notified(void);
+/* Registers the host handler of the notification vector (once, at boot). */
+void vapic_pi_host_init(void);
 /* INIT: posted requests die with the rest of the APIC state. */
 void vapic_pi_clear(struct vcpu *v);
 

@@ -4,7 +4,6 @@
 #include "drivers/ioapic.h"
 #include "timer/host.h"
 #include "timer/host_route.h"
-#include "timer/host_vec.h"
 #include "timer/timebase.h"
 
 struct timer_caps timer_caps;
@@ -93,13 +92,13 @@ static void hpet_route_cpu(struct timer_cpu *tc, unsigned n)
 	if (tc->apic_id > 0xff || n >= HPET_MAX_COMPARATORS)
 		return;
 	if (hpet_comparator_caps(h, n) & HPET_TN_FSB_CAP) {
-		hpet_route(h, n, 0xfee00000u | (tc->apic_id << 12), VEC_HPET, 0);
+		hpet_route(h, n, 0xfee00000u | (tc->apic_id << 12), timer_caps.vec_hpet, 0);
 	} else {
 		pin = hpet_ioapic_pin(h, n);
 		if (pin < 0)
 			return;
 		hpet_route(h, n, 0, 0, (unsigned)pin);
-		ioapic_route(timer_caps.ioapic_base, (unsigned)pin, VEC_HPET, tc->apic_id);
+		ioapic_route(timer_caps.ioapic_base, (unsigned)pin, timer_caps.vec_hpet, tc->apic_id);
 		tc->hpet_ioapic_pin = pin;
 	}
 	tc->hpet_comparator = (int)n;
@@ -136,14 +135,14 @@ static void lapic_backend_arm(struct timer_cpu *tc, uint64_t host_tsc)
 		return;
 	}
 	if (timer_caps.lapic_tscdl) {
-		apic_timer_deadline(VEC_HOST_TIMER, host_tsc);
+		apic_timer_deadline(timer_caps.vec_lapic, host_tsc);
 		return;
 	}
 	/* Round up by one tick (never early); a count beyond 32 bits fires
 	 * early and is re-armed from the absolute deadline. TMICT 0 would
 	 * stop the timer, so the saturated count must not wrap to it. */
 	ticks = ticks_until(host_tsc, rdtsc(), timer_caps.lapic_hz);
-	apic_timer_oneshot(VEC_HOST_TIMER, ticks >= 0xffffffffull ? 0xffffffffu
+	apic_timer_oneshot(timer_caps.vec_lapic, ticks >= 0xffffffffull ? 0xffffffffu
 								   : (uint32_t)ticks + 1);
 }
 

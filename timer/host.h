@@ -29,6 +29,10 @@ struct timer_caps {
 	const struct hpet *hpet;        /* NULL: none */
 	uint64_t ioapic_base;           /* for HPETs without FSB delivery */
 	uint64_t tsc_hz;
+	/* The host interrupt vectors the host kernel gave the backends (it
+	 * allocates every host vector and takes their interrupts). */
+	uint8_t vec_lapic;              /* host LAPIC timer */
+	uint8_t vec_hpet;               /* HPET comparators, by MSI or I/O APIC */
 };
 
 /* Per physical CPU: which comparator it owns and what is armed. */

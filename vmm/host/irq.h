@@ -4,7 +4,6 @@
 #define VMM_IRQ_H
 
 #include "drivers/base.h"
-#include "timer/host_vec.h"
 
 /* Saved by vmm/host/irq_entry.asm; field order is the push order reversed. */
 struct irq_frame {
@@ -14,10 +13,11 @@ struct irq_frame {
 	uint64_t rip, cs, rflags, rsp, ss;  /* pushed by the CPU */
 };
 
-/* Host vectors owned by tickvisor (above the exception range); the
- * host-timer backends' VEC_HOST_TIMER (0xec) and VEC_HPET (0xed) are
- * declared by timer/host_vec.h, the room that programs them. */
+/* Host vectors owned by tickvisor (above the exception range). The
+ * host-timer backends are given theirs in timer_caps (timer/host.h). */
 enum host_vector {
+	VEC_HOST_TIMER   = 0xec,    /* host LAPIC timer (guest timer fallback) */
+	VEC_HPET         = 0xed,    /* HPET comparator (guest timer fallback) */
 	VEC_KICK         = 0xee,    /* IPI: make a CPU leave non-root mode */
 	VEC_POSTED       = 0xf0,    /* posted-interrupt notification */
 	VEC_SPURIOUS     = 0xff,

@@ -151,6 +151,8 @@ void platform_timer_init(void)
 	c->tsc_hz = platform.tb.tsc_hz;
 	c->hpet = platform.has_hpet ? &platform.hpet : NULL;
 	c->ioapic_base = platform.ioapic_addr;
+	c->vec_lapic = VEC_HOST_TIMER;
+	c->vec_hpet = VEC_HPET;
 	if (!c->lapic_tscdl) {
 		c->lapic_hz = apic_timer_calibrate(c->tsc_hz);
 		pr_info("host APIC timer: %lu Hz (one-shot mode, no TSC-deadline)",

@@ -150,13 +150,46 @@ static int parse_option(struct cfg_ctx *x, struct tv_options *o,
 	return 0;
 }
 
-static int parse_log(struct cfg_ctx *x, enum log_level *lvl, const char *val)
+/* The trace points of log=trace:NAME,NAME,... (split in place): each
+ * name once or more, none empty. */
+static int parse_trace_list(struct cfg_ctx *x, uint32_t *mask, char *list)
 {
-	int i = lookup(level_names, ARRAY_SIZE(level_names), val);
+	char *comma;
+	int i;
 
-	if (i < 0)
-		return cfg_error(x, "log must be error, warn, info, debug or trace, not", val);
+	*mask = 0;
+	for (;;) {
+		comma = strchr(list, ',');
+		if (comma)
+			*comma = 0;
+		if ((i = lookup(trace_names, ARRAY_SIZE(trace_names), list)) < 0)
+			return cfg_error(x, "log=trace: trace points are timer, ipi and exit, not",
+					 list);
+		*mask |= (uint32_t)BIT(i);
+		if (!comma)
+			return 0;
+		list = comma + 1;
+	}
+}
+
+/* log=LEVEL, or log=trace:LIST for the trace level with only the trace
+ * points named (log=trace alone traces them all). */
+static int parse_log(struct cfg_ctx *x, enum log_level *lvl, uint32_t *trace, char *val)
+{
+	static const char trace_prefix[] = "trace:";
+	int i;
+
+	if (!strncmp(val, trace_prefix, sizeof(trace_prefix) - 1)) {
+		if (parse_trace_list(x, trace, val + sizeof(trace_prefix) - 1))
+			return -1;
+		*lvl = LOG_TRACE;
+		return 0;
+	}
+	if ((i = lookup(level_names, ARRAY_SIZE(level_names), val)) < 0)
+		return cfg_error(x, "log must be error, warn, info, debug, trace or "
+				 "trace:timer,ipi,exit, not", val);
 	*lvl = (enum log_level)i;
+	*trace = *lvl == LOG_TRACE ? TRACE_ALL : 0;
 	return 0;
 }
 
@@ -293,7 +326,7 @@ static int parse_global(struct cfg_ctx *x, struct tv_config *c, char *tok)
 	if (split_kv(x, tok, &val))
 		return -1;
 	if (!strcmp(tok, "log"))
-		return parse_log(x, &c->log_level, val);
+		return parse_log(x, &c->log_level, &c->trace_mask, val);
 	if ((r = parse_option(x, &c->opts, tok, val)) <= 0)
 		return r;
 	return cfg_error(x, "unknown option", tok);
@@ -346,9 +379,9 @@ int config_parse(struct tv_config *c, const char *text, size_t len,
 	return 0;
 }
 
-int config_parse_load_options(struct tv_options *o, enum log_level *lvl, bool *lvl_set,
-			      const char *line, char *cfg_path, size_t cfg_path_len,
-			      char *err, size_t errlen)
+int config_parse_load_options(struct tv_options *o, enum log_level *lvl, uint32_t *trace,
+			      bool *lvl_set, const char *line, char *cfg_path,
+			      size_t cfg_path_len, char *err, size_t errlen)
 {
 	struct cfg_ctx x = { .fname = "load options", .line = 1, .err = err, .errlen = errlen };
 	char buf[CONFIG_LINE_MAX], *tok[CONFIG_MAX_TOKENS], *val;
@@ -369,7 +402,7 @@ int config_parse_load_options(struct tv_options *o, enum log_level *lvl, bool *l
 					  "empty config path"))
 				return -1;
 		} else if (!strcmp(tok[i], "log")) {
-			if (parse_log(&x, lvl, val))
+			if (parse_log(&x, lvl, trace, val))
 				return -1;
 			*lvl_set = true;
 		} else if ((r = parse_option(&x, o, tok[i], val)) != 0) {
@@ -401,12 +434,14 @@ static void options_overlay(struct tv_options *dst, const struct tv_options *src
 }
 
 void config_resolve(struct tv_config *c, const struct tv_options *load_opts,
-		    enum log_level lvl, bool lvl_set)
+		    enum log_level lvl, uint32_t trace, bool lvl_set)
 {
 	if (load_opts)
 		options_overlay(&c->opts, load_opts);
-	if (lvl_set)
+	if (lvl_set) {
 		c->log_level = lvl;
+		c->trace_mask = trace;
+	}
 	for (uint32_t i = 0; i < c->nguests; i++) {
 		struct tv_options guest = c->guests[i].opts;
 

@@ -7,7 +7,8 @@
  *   guest NAME PATH [KEY=VALUE ...]        a guest, run in file order
  *
  * Global keys: timer=auto|preempt|lapic|hpet  advance=off|auto|<ns>
- *   apicv=on|off  hlt=exit|guest  min_period_us=<us>  log=error|warn|info|debug|trace
+ *   apicv=on|off  hlt=exit|guest  min_period_us=<us>
+ *   log=error|warn|info|debug|trace|trace:timer,ipi,exit
  * Guest keys: mem=<n>[K|M|G]  vcpus=<n>  timeout=<s>  cmdline="..."  module=PATH (repeatable)
  *   and timer= advance= apicv= hlt= min_period_us= to override the globals.
  * Values containing spaces are double-quoted.
@@ -28,15 +29,16 @@ int config_parse(struct tv_config *c, const char *text, size_t len,
 
 /* Parses load options: whitespace-separated KEY=VALUE global options plus
  * config=PATH (copied to cfg_path). A first word without '=' is the image
- * path the shell passes and is skipped. Options go to *o with o->set. */
-int config_parse_load_options(struct tv_options *o, enum log_level *lvl, bool *lvl_set,
-			      const char *line, char *cfg_path, size_t cfg_path_len,
-			      char *err, size_t errlen);
+ * path the shell passes and is skipped. Options go to *o with o->set; a
+ * log= option to *lvl and *trace (the trace mask), with *lvl_set. */
+int config_parse_load_options(struct tv_options *o, enum log_level *lvl, uint32_t *trace,
+			      bool *lvl_set, const char *line, char *cfg_path,
+			      size_t cfg_path_len, char *err, size_t errlen);
 
 /* Applies load options over the file's globals, then resolves each
  * guest's effective options (guest line > load options > file > default). */
 void config_resolve(struct tv_config *c, const struct tv_options *load_opts,
-		    enum log_level lvl, bool lvl_set);
+		    enum log_level lvl, uint32_t trace, bool lvl_set);
 
 /* Human-readable names, for the boot log (timer= names: timer_sel_name()
  * in timer/timer_opts.h). */

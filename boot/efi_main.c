@@ -104,6 +104,7 @@ static void read_config(EFI_HANDLE image, struct boot_info *bi)
 {
 	struct tv_options load_opts = { 0 };
 	enum log_level lvl = LOG_INFO;
+	uint32_t trace = 0;
 	bool lvl_set = false;
 	char opts[1024], err[CONFIG_ERR_LEN];
 	size_t raw;
@@ -116,8 +117,8 @@ static void read_config(EFI_HANDLE image, struct boot_info *bi)
 	if (efi_load_options(image, opts, sizeof(opts), &raw)) {
 		if (opts[0])
 			pr_info("load options: %s", opts);
-		if (config_parse_load_options(&load_opts, &lvl, &lvl_set, opts, bi->cfg_path,
-					      sizeof(bi->cfg_path), err, sizeof(err)))
+		if (config_parse_load_options(&load_opts, &lvl, &trace, &lvl_set, opts,
+					      bi->cfg_path, sizeof(bi->cfg_path), err, sizeof(err)))
 			efi_fail("%s", err);
 	} else if (raw) {
 		pr_info("ignoring %zu bytes of non-text load options", raw);
@@ -127,8 +128,9 @@ static void read_config(EFI_HANDLE image, struct boot_info *bi)
 		efi_fail("cannot read config file %s: %s", bi->cfg_path, efi_status_str(st));
 	if (config_parse(&bi->cfg, text, size, bi->cfg_path, err, sizeof(err)))
 		efi_fail("%s", err);
-	config_resolve(&bi->cfg, &load_opts, lvl, lvl_set);
+	config_resolve(&bi->cfg, &load_opts, lvl, trace, lvl_set);
 	log_level = bi->cfg.log_level;
+	trace_mask = bi->cfg.trace_mask;
 }
 
 /* Guest paths are relative to the config file's folder unless absolute;

@@ -16,6 +16,18 @@
 
 struct vlapic;
 
+/* An IPI as decoded from one ICR write (or SELF IPI register write). */
+struct lapic_ipi {
+	uint8_t vector;
+	uint8_t dm;             /* LAPIC_DM_* */
+	uint8_t shorthand;      /* LAPIC_SH_* */
+	bool logical;
+	bool level_assert;
+	bool trigger_level;
+	uint32_t dest;          /* 8-bit (xAPIC) or 32-bit (x2APIC) */
+	bool x2apic;            /* decoded in x2APIC format */
+};
+
 enum vlapic_mode {
 	VLAPIC_DISABLED,        /* IA32_APIC_BASE.EN = 0 */
 	VLAPIC_XAPIC,
@@ -38,6 +50,9 @@ struct vlapic_ops {
 	 * way (posted interrupts, when l's vCPU runs elsewhere); true if it
 	 * did, and then IRR and notify() are its business. */
 	bool (*post)(struct vlapic *l, uint8_t vec);
+	/* Trace point, called only while l->trace_ipi is set: l sends ipi
+	 * (t NULL), then once for each APIC it reaches (t). */
+	void (*trace_ipi)(struct vlapic *l, const struct vlapic *t, const struct lapic_ipi *ipi);
 };
 
 /* The vlapics of one guest, for IPI routing (index = APIC ID = vCPU). */
@@ -54,6 +69,7 @@ struct vlapic {
 	uint32_t id;                    /* initial APIC ID = vCPU index */
 	uint64_t base_msr;              /* IA32_APIC_BASE */
 	bool hw_vid;                    /* the CPU moves IRR->ISR and does EOI itself */
+	bool trace_ipi;                 /* report IPIs to ops->trace_ipi (set by vmm/) */
 	uint32_t clock_div;             /* TSC cycles per APIC clock at divide 1 */
 	uint8_t maxphyaddr;             /* CPUID.80000008H:EAX[7:0] as the guest sees it */
 	uint32_t esr_pending;           /* errors since the last ESR write (atomic) */

@@ -10,17 +10,6 @@
 #define XAPIC_BROADCAST   0xffu
 #define X2APIC_BROADCAST  0xffffffffu
 
-struct lapic_ipi {
-	uint8_t vector;
-	uint8_t dm;             /* LAPIC_DM_* */
-	uint8_t shorthand;      /* LAPIC_SH_* */
-	bool logical;
-	bool level_assert;
-	bool trigger_level;
-	uint32_t dest;          /* 8-bit (xAPIC) or 32-bit (x2APIC) */
-	bool x2apic;            /* decoded in x2APIC format */
-};
-
 /* Decodes the value written, once: no later re-read of ICR/ICR2. */
 static void vlapic_icr_decode(uint64_t icr, bool x2apic, struct lapic_ipi *ipi)
 {
@@ -97,6 +86,27 @@ static struct vlapic *lowest_priority(struct vlapic *src, const struct lapic_ipi
  * edge-triggered: the ICR trigger-mode bit only qualifies INIT level
  * de-assert and is ignored otherwise (SDM "Interrupt Command Register"),
  * so no IPI sets a TMR bit. */
+/* The trace point (log=trace:ipi): the send, then each APIC it reaches,
+ * found as vlapic_send_ipi() finds them. Apart, so that the delivery
+ * loop, traced or not, pays one branch on src->trace_ipi. */
+static __attribute__((noinline, cold)) void vlapic_ipi_trace(struct vlapic *src,
+							      const struct lapic_ipi *ipi)
+{
+	struct vlapic *t;
+
+	src->ops->trace_ipi(src, NULL, ipi);
+	if (ipi->dm == LAPIC_DM_LOWEST && ipi->shorthand == LAPIC_SH_NONE) {
+		if ((t = lowest_priority(src, ipi)))
+			src->ops->trace_ipi(src, t, ipi);
+		return;
+	}
+	for (uint32_t i = 0; i < src->group->n; i++) {
+		t = src->group->member[i];
+		if (t && vlapic_ipi_matches(src, t, ipi))
+			src->ops->trace_ipi(src, t, ipi);
+	}
+}
+
 static void vlapic_send_ipi(struct vlapic *src, const struct lapic_ipi *ipi)
 {
 	bool fixed = ipi->dm == LAPIC_DM_FIXED || ipi->dm == LAPIC_DM_LOWEST;
@@ -109,6 +119,8 @@ static void vlapic_send_ipi(struct vlapic *src, const struct lapic_ipi *ipi)
 	/* INIT level de-assert only synchronizes arbitration IDs: no-op. */
 	if (ipi->dm == LAPIC_DM_INIT && ipi->trigger_level && !ipi->level_assert)
 		return;
+	if (unlikely(src->trace_ipi))
+		vlapic_ipi_trace(src, ipi);
 	if (ipi->dm == LAPIC_DM_LOWEST && ipi->shorthand == LAPIC_SH_NONE) {
 		struct vlapic *t = lowest_priority(src, ipi);
 

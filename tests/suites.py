@@ -21,18 +21,22 @@ DEFAULT_MODEL = "corei7_skylake_x"
 
 class Suite:
     def __init__(self, name, config, emu="bochs", cpus=1, status=0, expect=(), guests=(),
-                 timeout=300, megs=1024, model=None):
+                 timeout=300, megs=1024, model=None, reject=()):
         self.name = name
         self.config = config
         self.emu = emu
         self.cpus = cpus
         self.status = status
         self.expect = list(expect)
+        self.reject = list(reject)      # regexes the serial log must not contain
         self.guests = list(guests)
         self.timeout = timeout
         self.megs = megs
         self.model = model or DEFAULT_MODEL  # Bochs `cpu: model=` (issue 12)
 
+
+# A trace point's line (issue 11.9): only with log=trace or log=trace:LIST.
+TRACE_LINE = r"^tickvisor: cpu\d+: trace "
 
 # guest-tests/unittests.cfg, parsed once.
 TESTS = guestcfg.load()
@@ -45,7 +49,8 @@ def guest_suite(name, tests, cpus=1, run=None, extra="", timeout=900):
     guests = [(f"{t.name}.{run}" if run else t.name, t.status) for t in tests]
     status = 1 if any(st for _, st in guests) else 0
     return Suite(name, guestcfg.config(lines), cpus=cpus, status=status,
-                 guests=guests, timeout=timeout, expect=[r"^tickvisor: done: \d+ guests"])
+                 guests=guests, timeout=timeout, expect=[r"^tickvisor: done: \d+ guests"],
+                 reject=[TRACE_LINE])
 
 
 def guest_suites(tests):
@@ -161,6 +166,40 @@ SUITES = [
                   r"^tickvisor: guest time_limit_spin: vcpu0: over its time limit of 1 s$",
                   r"^tickvisor: guest time_limit_cli_hlt: vcpu0: over its time limit of 1 s",
                   r"^tickvisor: done: 8 guests, 4 failed"]),
+    # Issue 11.9: trace points by subsystem, off by default (the guest
+    # suites, trace_points among them, reject TRACE_LINE). log=trace:timer,ipi
+    # traces those two and not the exits, APICv on (RVI) and off (event
+    # injection).
+    Suite("trace-timer-ipi",
+          guestcfg.config(
+              ["log=trace:timer,ipi",
+               BY_NAME["trace_points"].guest_line(),
+               BY_NAME["trace_points"].guest_line("apicv-off", "apicv=off")]),
+          guests=[("trace_points", 0), ("trace_points.apicv-off", 0)],
+          expect=[r"^tickvisor: cpu0: trace timer: vcpu0: arm one-shot, target 0x[0-9a-f]+ "
+                  r"\(in \d+ TSC cycles\)$",
+                  r"^tickvisor: cpu0: trace timer: vcpu0: stop$",
+                  r"^tickvisor: cpu0: trace timer: vcpu0: expire at 0x[0-9a-f]+, inject vector "
+                  r"0x40 \(virtual-interrupt delivery\), entry wait until (0|0x[0-9a-f]+)$",
+                  r"^tickvisor: cpu0: trace timer: vcpu0: expire at 0x[0-9a-f]+, inject vector "
+                  r"0x40 \(event injection\), entry wait until (0|0x[0-9a-f]+)$",
+                  r"^tickvisor: cpu0: trace timer: vcpu0: arm TSC-deadline, target 0x[0-9a-f]+ "
+                  r"\(in \d+ TSC cycles\)$",
+                  r"^tickvisor: cpu0: trace ipi: vcpu0: send fixed vector 0x70 to physical 0 "
+                  r"\(self\)$",
+                  r"^tickvisor: cpu0: trace ipi: vcpu0: deliver fixed vector 0x70 to vcpu0$",
+                  r"^tickvisor: done: 2 guests, 0 failed"],
+          reject=[r"^tickvisor: cpu\d+: trace exit: "]),
+    # ... and log=trace:exit every exit, with its reason's name.
+    Suite("trace-exit",
+          guestcfg.config(["log=trace:exit", BY_NAME["basic"].guest_line()]),
+          guests=[("basic", 0)],
+          expect=[r"^tickvisor: cpu0: trace exit: vcpu0: exit 10 \(CPUID\) at rip 0x[0-9a-f]+, "
+                  r"qualification 0$",
+                  r"^tickvisor: cpu0: trace exit: vcpu0: exit 30 \(I/O instruction\) at rip "
+                  r"0x[0-9a-f]+, qualification 0x[0-9a-f]+$",
+                  r"^tickvisor: done: 1 guests, 0 failed"],
+          reject=[r"^tickvisor: cpu\d+: trace (timer|ipi): "]),
 ] + guest_suites(TESTS) + hpet_smp_suites(TESTS)
 
 

@@ -10,6 +10,7 @@
 #include "vmm/host/irq.h"
 #include "vmm/lapic_glue.h"
 #include "vmm/host/log.h"
+#include "vmm/trace.h"
 #include "vmm/vcpu_timer.h"
 #include "vmm/vcpu_run.h"
 #include "vmm/vcpu_xstate.h"
@@ -202,17 +203,29 @@ static int exit_check_result(struct vcpu *v, int r)
 	return r;
 }
 
-int vmm_handle_exit(struct vcpu *v)
+/*
+ * The exit table's bound as the dispatch checks it: VMX_EXIT_NR, or 0
+ * while exits are traced (log=trace:exit), which sends every exit the
+ * long way, through exit_beyond_limit(). The bounds check is there
+ * anyway, so tracing exits costs an untraced exit nothing.
+ */
+static uint16_t exit_limit = VMX_EXIT_NR;
+
+void vmm_exit_init(void)
+{
+	exit_limit = log_trace_on(TRACE_EXIT) ? 0 : VMX_EXIT_NR;
+}
+
+/* One exit with its row of the table (basic < VMX_EXIT_NR): count it,
+ * read what the row needs, call the handler. */
+static inline __attribute__((always_inline)) int exit_dispatch(struct vcpu *v, uint32_t reason,
+								unsigned basic, bool traced)
 {
 	const struct vmx_exit *e = &v->exit;
-	uint32_t reason = vmx_read_exit_reason();
-	unsigned basic = (unsigned)FIELD_GET(VMX_EXIT_REASON_BASIC, reason);
 	const struct exit_entry *x;
 	exit_fn fn;
 	int r;
 
-	if (unlikely(basic >= VMX_EXIT_NR))
-		return exit_unhandled(v, reason);
 	v->stats.exits[basic]++;
 	v->stats.total++;
 	x = &exit_table[basic];
@@ -220,6 +233,8 @@ int vmm_handle_exit(struct vcpu *v)
 	if (unlikely(!fn))
 		return exit_unhandled(v, reason);
 	vmx_read_exit(&v->exit, reason, x->needs);
+	if (traced)
+		trace_exit(v);
 	/* A failed entry (reasons 33, 34, 41) reaches exit_entry_failure
 	 * through its table row. An exit in the middle of delivering an event (an EPT violation
 	 * while pushing an interrupt frame, say) must deliver it again. */
@@ -227,4 +242,24 @@ int vmm_handle_exit(struct vcpu *v)
 		vcpu_reinject(v);
 	r = fn(v);
 	return unlikely(r) ? exit_check_result(v, r) : 0;
+}
+
+/* Past exit_limit: a reason beyond the table, or any exit while exits
+ * are traced. */
+static __attribute__((noinline)) int exit_beyond_limit(struct vcpu *v, uint32_t reason,
+							unsigned basic)
+{
+	if (basic >= VMX_EXIT_NR)
+		return exit_unhandled(v, reason);
+	return exit_dispatch(v, reason, basic, true);
+}
+
+int vmm_handle_exit(struct vcpu *v)
+{
+	uint32_t reason = vmx_read_exit_reason();
+	unsigned basic = (unsigned)FIELD_GET(VMX_EXIT_REASON_BASIC, reason);
+
+	if (unlikely(basic >= exit_limit))
+		return exit_beyond_limit(v, reason, basic);
+	return exit_dispatch(v, reason, basic, false);
 }

@@ -20,6 +20,8 @@ struct exit_entry {
 /* Reads the current exit's information and handles it: 0 to go on
  * running the vCPU, -1 when the guest has ended. */
 int vmm_handle_exit(struct vcpu *v);
+/* Once at boot, after the log options: whether exits are traced. */
+void vmm_exit_init(void);
 
 int exit_cpuid(struct vcpu *v);
 int exit_rdmsr(struct vcpu *v);

@@ -3,6 +3,7 @@
 #include "drivers/io.h"
 #include "drivers/serial.h"
 #include "vmm/host/boot_info.h"
+#include "vmm/exit.h"
 #include "vmm/guest.h"
 #include "vmm/host/irq.h"
 #include "vmm/host/log.h"
@@ -60,6 +61,7 @@ __noreturn void vmm_main(struct boot_info *bi)
 	if (!platform_vmx_init() || !vmm_vmx_cpu_on())
 		power_off(1);
 	platform_timer_init();
+	vmm_exit_init();
 	vcpu_timer_host_init();
 	vapic_pi_host_init();
 	vcpu_calib_init();

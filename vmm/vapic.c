@@ -18,6 +18,7 @@
 #include "vmm/msr.h"
 #include "vmm/host/percpu.h"
 #include "vmm/host/platform.h"
+#include "vmm/trace.h"
 #include "vmm/vcpu_timer.h"
 #include "vmx/vmx.h"
 
@@ -77,6 +78,7 @@ static bool op_post(struct vlapic *l, uint8_t vec)
 static const struct vlapic_ops vapic_ops = {
 	.now = op_now, .timer_update = op_timer_update, .notify = op_notify,
 	.mode_changed = op_mode_changed, .notice = op_notice, .post = op_post,
+	.trace_ipi = trace_ipi,
 };
 
 bool vapic_apicv_usable(const struct guest *g, const char **why_not)
@@ -287,6 +289,7 @@ void vapic_create(struct vcpu *v)
 
 	v->lapic = l;
 	vlapic_init(l, v->id, &g->lapics, &vapic_ops, v, platform.tb.apic_div, min_period);
+	l->trace_ipi = log_trace_on(TRACE_IPI);
 	/* Published before any vCPU runs, so the first to map its page
 	 * sees where all the others' are. */
 	v->apic_mapped_base = vapic_xapic_base(l);
@@ -349,6 +352,8 @@ int vcpu_msr_write_apic(struct vcpu *v, uint32_t msr, uint64_t val)
 	if (msr != MSR_IA32_TSC_DEADLINE &&
 	    !(msr >= LAPIC_MSR_BASE && vapic_timer_reg((msr - LAPIC_MSR_BASE) << 4)))
 		v->intr_dirty = true;   /* an EOI or ICR write may have moved IRR/ISR */
+	else if (log_trace_on(TRACE_TIMER))
+		trace_timer_arm(v);
 	return r;       /* a mode change is synced before the next entry */
 }
 

@@ -9,8 +9,10 @@
 #include "drivers/io.h"
 #include "drivers/string.h"
 #include "vmm/exit.h"
+#include "vmm/host/log.h"
 #include "vmm/lapic_glue.h"
 #include "vmm/mmio.h"
+#include "vmm/trace.h"
 #include "vmm/vcpu_run.h"
 #include "vmx/vmx.h"
 
@@ -44,6 +46,8 @@ static int do_access(struct vcpu *v, uint32_t off, const struct mmio_insn *in)
 		mask = (uint32_t)(in->size >= 4 ? ~0ull : (1ull << (8 * in->size)) - 1) << (8 * byte);
 		reg = vlapic_get(v->lapic, slot);
 		vlapic_mmio_write(v->lapic, slot, (reg & ~mask) | ((uint32_t)(val << (8 * byte)) & mask));
+		if (log_trace_on(TRACE_TIMER) && vapic_timer_reg(slot))
+			trace_timer_arm(v);
 		return 0;
 	}
 	vlapic_mmio_read(v->lapic, slot, &reg);
@@ -97,10 +101,15 @@ int exit_apic_write(struct vcpu *v)
 	uint32_t off = (uint32_t)FIELD_GET(APIC_ACCESS_OFFSET, v->exit.qual);
 
 	/* Trap-like: the CPU stored the value and RIP is already past it. */
-	if (!vapic_timer_reg(off))
+	if (!vapic_timer_reg(off)) {
 		v->intr_dirty = true;
+		vlapic_apicv_write(v->lapic, off);
+		return 0;       /* a mode change is synced before the next entry */
+	}
 	vlapic_apicv_write(v->lapic, off);
-	return 0;       /* a mode change is synced before the next entry */
+	if (log_trace_on(TRACE_TIMER))
+		trace_timer_arm(v);
+	return 0;
 }
 
 int exit_eoi_induced(struct vcpu *v)

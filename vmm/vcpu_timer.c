@@ -17,6 +17,7 @@
 #include "vmm/host/percpu.h"
 #include "vmm/host/platform.h"
 #include "vmm/vcpu_run.h"
+#include "vmm/trace.h"
 #include "vmm/vcpu_setup.h"
 #include "vmm/vcpu_timer.h"
 #include "vmx/vmx.h"
@@ -61,6 +62,8 @@ static void expire(struct vcpu *v, const struct timer_plan_in *in, struct timer_
 
 	timer_plan_expiry(in, &p);
 	vlapic_timer_expired(v->lapic, p.expire_at);
+	if (log_trace_on(TRACE_TIMER))
+		trace_timer_expire(v, p.spin_until);
 	v->regs.spin_until = p.spin_until;
 	v->spin_target = v->timer_exit ? v->regs.spin_until : 0;
 	v->advance_seen = a;
@@ -278,6 +281,8 @@ int vcpu_timer_block(struct vcpu *v, bool if_set)
 				break;
 			}
 			vlapic_timer_expired(v->lapic, now);
+			if (log_trace_on(TRACE_TIMER))
+				trace_timer_expire(v, 0);
 			continue;
 		}
 		if (vapic_has_event(v, if_set))

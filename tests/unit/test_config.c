@@ -58,6 +58,7 @@ static void expect_err(const char *text, unsigned line, const char *msg)
 
 static struct tv_options lo;
 static enum log_level lo_lvl;
+static uint32_t lo_trace;
 static bool lo_lvl_set;
 static char lo_path[TV_PATH_LEN];
 
@@ -65,10 +66,11 @@ static int load(const char *line)
 {
 	memset(&lo, 0, sizeof(lo));
 	lo_lvl = LOG_INFO;
+	lo_trace = 0;
 	lo_lvl_set = false;
 	strcpy(lo_path, "\\EFI\\tickvisor\\tickvisor.cfg");
 	memset(err, 0x5a, sizeof(err));
-	return config_parse_load_options(&lo, &lo_lvl, &lo_lvl_set, line, lo_path,
+	return config_parse_load_options(&lo, &lo_lvl, &lo_trace, &lo_lvl_set, line, lo_path,
 					 sizeof(lo_path), err, sizeof(err));
 }
 
@@ -207,7 +209,8 @@ static void test_global_misc(void **state)
 		assert_int_equal(cfg.log_level, (enum log_level)i);
 		assert_int_equal(cfg.opts.set, 0);
 	}
-	expect_err("log=loud", 1, "log must be error, warn, info, debug or trace, not 'loud'");
+	expect_err("log=loud", 1, "log must be error, warn, info, debug, trace or "
+		   "trace:timer,ipi,exit, not 'loud'");
 
 	/* several options on one line, tabs as separators */
 	parse_ok("timer=hpet\thlt=guest   apicv=off advance=auto min_period_us=50 log=warn");
@@ -361,12 +364,12 @@ static void test_comments_crlf(void **state)
 static void test_mmio_option(void **state)
 {
 	parse_ok("guest a img\nguest b img mmio=strict\n");
-	config_resolve(&cfg, NULL, LOG_INFO, false);
+	config_resolve(&cfg, NULL, LOG_INFO, 0, false);
 	assert_false(cfg.opts.mmio_strict);
 	assert_false(cfg.guests[0].opts.mmio_strict);
 	assert_true(cfg.guests[1].opts.mmio_strict);
 	parse_ok("mmio=strict\nguest a img\nguest b img mmio=pc\n");
-	config_resolve(&cfg, NULL, LOG_INFO, false);
+	config_resolve(&cfg, NULL, LOG_INFO, 0, false);
 	assert_int_equal(cfg.opts.set, OPT_SET_MMIO);
 	assert_true(cfg.guests[0].opts.mmio_strict);
 	assert_false(cfg.guests[1].opts.mmio_strict);
@@ -383,7 +386,7 @@ static void test_resolve(void **state)
 		 "guest b img hlt=guest advance=auto\n"
 		 "guest c img\n");
 	assert_int_equal(load("\\EFI\\BOOT\\BOOTX64.EFI timer=preempt min_period_us=50 log=trace"), 0);
-	config_resolve(&cfg, &lo, lo_lvl, lo_lvl_set);
+	config_resolve(&cfg, &lo, lo_lvl, lo_trace, lo_lvl_set);
 
 	/* globals: load options over the file over the defaults */
 	assert_int_equal(cfg.opts.timer, TIMER_SEL_PREEMPT);
@@ -417,19 +420,69 @@ static void test_resolve(void **state)
 	parse_ok("log=debug\nguest a img\n");
 	assert_int_equal(load("tickvisor.efi timer=hpet"), 0);
 	assert_false(lo_lvl_set);
-	config_resolve(&cfg, &lo, lo_lvl, lo_lvl_set);
+	config_resolve(&cfg, &lo, lo_lvl, lo_trace, lo_lvl_set);
 	assert_int_equal(cfg.log_level, LOG_DEBUG);
 	assert_int_equal(cfg.guests[0].opts.timer, TIMER_SEL_HPET);
 
 	/* no load options: defaults fill in what the file leaves out */
 	parse_ok("guest a img apicv=off\n");
-	config_resolve(&cfg, NULL, LOG_ERROR, false);
+	config_resolve(&cfg, NULL, LOG_ERROR, 0, false);
 	assert_int_equal(cfg.log_level, LOG_INFO);
 	assert_int_equal(cfg.guests[0].opts.timer, TIMER_SEL_AUTO);
 	assert_int_equal(cfg.guests[0].opts.min_period_us, MIN_PERIOD_US_DEFAULT);
 	assert_int_equal(cfg.guests[0].opts.hlt, HLT_EXIT);
 	assert_false(cfg.guests[0].opts.apicv);
 	assert_true(cfg.opts.apicv);
+}
+
+/* log=trace:LIST (issue 11.9): the trace level with only the trace points
+ * named; log=trace alone traces all, other levels none; a name not known
+ * is an error naming it. */
+static void test_log_trace(void **state)
+{
+	parse_ok("log=trace:timer");
+	assert_int_equal(cfg.log_level, LOG_TRACE);
+	assert_int_equal(cfg.trace_mask, BIT(TRACE_TIMER));
+	parse_ok("log=trace:timer,ipi,exit");
+	assert_int_equal(cfg.trace_mask, BIT(TRACE_TIMER) | BIT(TRACE_IPI) | BIT(TRACE_EXIT));
+	parse_ok("log=trace:exit,ipi,exit");            /* order and repeats do not matter */
+	assert_int_equal(cfg.trace_mask, BIT(TRACE_IPI) | BIT(TRACE_EXIT));
+	parse_ok("log=trace");
+	assert_int_equal(cfg.log_level, LOG_TRACE);
+	assert_int_equal(cfg.trace_mask, TRACE_ALL);
+	parse_ok("log=trace:ipi\nlog=debug");         /* a later level turns tracing off */
+	assert_int_equal(cfg.log_level, LOG_DEBUG);
+	assert_int_equal(cfg.trace_mask, 0);
+	parse_ok("timer=auto");
+	assert_int_equal(cfg.trace_mask, 0);             /* off by default */
+
+	expect_err("log=trace:timer,bogus", 1,
+		   "log=trace: trace points are timer, ipi and exit, not 'bogus'");
+	expect_err("log=trace:", 1, "log=trace: trace points are timer, ipi and exit, not ''");
+	expect_err("log=trace:timer,", 1,
+		   "log=trace: trace points are timer, ipi and exit, not ''");
+	expect_err("log=trace:TIMER", 1,
+		   "log=trace: trace points are timer, ipi and exit, not 'TIMER'");
+	expect_err("log=debug:timer", 1, "log must be error, warn, info, debug, trace or "
+		   "trace:timer,ipi,exit, not 'debug:timer'");
+	expect_err("guest a img log=trace:timer", 1, "unknown guest option 'log'");
+
+	/* load options: given, they replace the file's level and mask */
+	parse_ok("log=trace:exit\nguest a img\n");
+	assert_int_equal(load("tickvisor.efi log=trace:timer,ipi"), 0);
+	assert_true(lo_lvl_set);
+	assert_int_equal(lo_lvl, LOG_TRACE);
+	assert_int_equal(lo_trace, BIT(TRACE_TIMER) | BIT(TRACE_IPI));
+	config_resolve(&cfg, &lo, lo_lvl, lo_trace, lo_lvl_set);
+	assert_int_equal(cfg.trace_mask, BIT(TRACE_TIMER) | BIT(TRACE_IPI));
+	parse_ok("log=trace:exit\nguest a img\n");
+	assert_int_equal(load("tickvisor.efi log=info"), 0);
+	config_resolve(&cfg, &lo, lo_lvl, lo_trace, lo_lvl_set);
+	assert_int_equal(cfg.log_level, LOG_INFO);
+	assert_int_equal(cfg.trace_mask, 0);
+	expect_load_err("x log=trace:timer,nope",
+			"log=trace: trace points are timer, ipi and exit, not 'nope'");
+	assert_string_equal(trace_names[TRACE_EXIT], "exit");
 }
 
 /* x2apic= (issue 10.6): global, per guest, from the load options. */
@@ -444,19 +497,19 @@ static void test_x2apic(void **state)
 	expect_err("guest a img x2apic=", 1, "x2apic must be on or off, not ''");
 
 	parse_ok("guest a img x2apic=off\nguest b img\n");
-	config_resolve(&cfg, NULL, LOG_INFO, false);
+	config_resolve(&cfg, NULL, LOG_INFO, 0, false);
 	assert_false(cfg.guests[0].opts.x2apic);
 	assert_int_equal(cfg.guests[0].opts.set, OPT_SET_X2APIC);
 	assert_true(cfg.guests[1].opts.x2apic);
 
 	parse_ok("x2apic=off\nguest a img x2apic=on\nguest b img\n");
-	config_resolve(&cfg, NULL, LOG_INFO, false);
+	config_resolve(&cfg, NULL, LOG_INFO, 0, false);
 	assert_true(cfg.guests[0].opts.x2apic);
 	assert_false(cfg.guests[1].opts.x2apic);
 
 	parse_ok("guest a img\n");
 	assert_int_equal(load("tickvisor.efi x2apic=off"), 0);
-	config_resolve(&cfg, &lo, lo_lvl, lo_lvl_set);
+	config_resolve(&cfg, &lo, lo_lvl, lo_trace, lo_lvl_set);
 	assert_false(cfg.opts.x2apic);
 	assert_false(cfg.guests[0].opts.x2apic);
 }
@@ -494,7 +547,8 @@ static void test_load_options(void **state)
 	expect_load_err("tickvisor.efi color=red", "unknown option 'color'");
 	expect_load_err("mem=1G", "unknown option 'mem'");
 	expect_load_err("x timer=tsc", "timer must be auto, preempt, lapic or hpet, not 'tsc'");
-	expect_load_err("x log=loud", "log must be error, warn, info, debug or trace, not 'loud'");
+	expect_load_err("x log=loud", "log must be error, warn, info, debug, trace or "
+			"trace:timer,ipi,exit, not 'loud'");
 	expect_load_err("x cmdline=\"a", "unterminated quote");
 
 	char line[1100], want[1200];
@@ -780,7 +834,7 @@ static void test_fuzz(void **state)
 		fails += rc != 0;
 		if (!rc)
 			check_config();
-		config_resolve(&cfg, NULL, LOG_INFO, false);
+		config_resolve(&cfg, NULL, LOG_INFO, 0, false);
 		free(heap);
 
 		/* the same bytes as load options (a C string: stops at a NUL) */
@@ -811,6 +865,7 @@ int main(void)
 		cmocka_unit_test(test_comments_crlf),
 		cmocka_unit_test(test_resolve),
 		cmocka_unit_test(test_x2apic),
+		cmocka_unit_test(test_log_trace),
 		cmocka_unit_test(test_load_options),
 		cmocka_unit_test(test_errors_basic),
 		cmocka_unit_test(test_errors_limits),

@@ -54,6 +54,9 @@ static const struct { uint32_t off; uint32_t wmask; } lvts[] = {
 /* --- the fake hypervisor --------------------------------------------- */
 
 struct fake_cpu {
+	unsigned traced_sends;          /* trace_ipi with t NULL */
+	uint32_t traced_targets;        /* bit i: trace_ipi reached L[i] */
+	uint8_t traced_vector;
 	unsigned timer_updates;
 	unsigned notifies;
 	unsigned mode_changes;
@@ -79,9 +82,18 @@ static void op_notice(struct vlapic *l, const char *msg)
 	cpu(l)->last_notice = msg;
 }
 
+static void op_trace_ipi(struct vlapic *l, const struct vlapic *t, const struct lapic_ipi *ipi)
+{
+	if (t)
+		cpu(l)->traced_targets |= 1u << t->id;
+	else
+		cpu(l)->traced_sends++;
+	cpu(l)->traced_vector = ipi->vector;
+}
+
 static const struct vlapic_ops ops = {
 	.now = op_now, .timer_update = op_timer_update, .notify = op_notify,
-	.mode_changed = op_mode_changed, .notice = op_notice,
+	.mode_changed = op_mode_changed, .notice = op_notice, .trace_ipi = op_trace_ipi,
 };
 
 static struct vlapic *alloc_vlapic(void)
@@ -1401,6 +1413,40 @@ static void test_ipi_lowest_priority(void **state)
 	assert_int_equal(receivers(0x71), 0x1);
 }
 
+/* IPI trace points (log=trace:ipi): with l->trace_ipi set, one call for
+ * the send and one for each APIC reached, after the checks that stop an
+ * IPI from being sent at all; with it clear, none. */
+static void test_ipi_trace(void **state)
+{
+	enable_all();
+	assert_false(L[1]->trace_ipi);                  /* off by default */
+	send(L[1], 0, (LAPIC_SH_OTHERS << 18) | 0x40);
+	assert_int_equal(cpus[1].traced_sends, 0);
+	assert_int_equal(cpus[1].traced_targets, 0);
+	L[1]->trace_ipi = true;
+	send(L[1], 0, (LAPIC_SH_OTHERS << 18) | 0x41);
+	assert_int_equal(cpus[1].traced_sends, 1);
+	assert_int_equal(cpus[1].traced_targets, 0xd);
+	assert_int_equal(cpus[1].traced_vector, 0x41);
+	assert_int_equal(receivers(0x41), 0xd);
+	/* to nobody: the send only */
+	cpus[1].traced_targets = 0;
+	send(L[1], 9u << 24, 0x42);
+	assert_int_equal(cpus[1].traced_sends, 2);
+	assert_int_equal(cpus[1].traced_targets, 0);
+	/* lowest priority: the one chosen */
+	send(L[1], 0xffu << 24, (LAPIC_DM_LOWEST << 8) | 0x43);
+	assert_int_equal(cpus[1].traced_sends, 3);
+	assert_int_equal(__builtin_popcount(cpus[1].traced_targets), 1);
+	/* an illegal vector is not sent (ESR), so not traced */
+	send(L[1], 2u << 24, 0x05);
+	assert_int_equal(cpus[1].traced_sends, 3);
+	/* the others' IPIs are theirs to trace */
+	send(L[2], 1u << 24, 0x44);
+	assert_int_equal(cpus[2].traced_sends, 0);
+	assert_int_equal(cpus[1].traced_sends, 3);
+}
+
 static void test_ipi_init_sipi_nmi(void **state)
 {
 	enable_all();
@@ -2462,6 +2508,7 @@ int main(void)
 		T(test_ipi_logical_cluster),
 		T(test_ipi_x2apic_cluster),
 		T(test_ipi_lowest_priority),
+		T(test_ipi_trace),
 		T(test_ipi_init_sipi_nmi),
 		T(test_x2apic_self_ipi),
 		T(test_timer_every_divide),

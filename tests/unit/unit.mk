@@ -11,7 +11,7 @@ UNIT_CFLAGS := -std=gnu11 -O1 -g -fsanitize=address,undefined -fno-sanitize-reco
 UNIT_LIBS   := -lcmocka
 UNIT_OUT    := $(BUILD)/unit
 
-UNIT_SRC_config := boot/config.c timer/timer_opts.c drivers/fmt.c drivers/string.c
+UNIT_SRC_config := boot/config.c timer/timer_opts.c vmm/host/options.c drivers/fmt.c drivers/string.c
 UNIT_SRC_fmt    := drivers/fmt.c
 UNIT_SRC_acpi   := drivers/acpi.c drivers/fmt.c drivers/string.c
 UNIT_SRC_insn   := vmm/insn.c

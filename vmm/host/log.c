@@ -3,11 +3,13 @@
 #include "drivers/fmt.h"
 #include "drivers/serial.h"
 #include "vmm/host/log.h"
+#include "vmm/host/percpu.h"
 #include "vmm/host/spinlock.h"
 
 #define LOG_LINE_MAX 512u
 
 enum log_level log_level = LOG_INFO;
+uint32_t trace_mask;
 
 static void (*console_hook)(const char *s, size_t n);
 static struct spinlock log_lock;
@@ -51,25 +53,47 @@ static void emit(const char *s, size_t n, bool raw)
 		console_hook(s, n);
 }
 
-void log_printf(enum log_level lvl, const char *fmt, ...)
+/* One line: the prefix, then `head` (may be empty), then the message. */
+static void log_line(const char *head, const char *fmt, va_list ap)
 {
 	static const char prefix[] = "tickvisor: ";
 	char line[LOG_LINE_MAX];
-	size_t n = sizeof(prefix) - 1;
-	va_list ap;
+	size_t n = sizeof(prefix) - 1, room;
 	int r;
 
-	if (lvl > log_level)
-		return;
 	__builtin_memcpy(line, prefix, n);
-	va_start(ap, fmt);
-	r = fmt_vsnprintf(line + n, sizeof(line) - n - 1, fmt, ap);
-	va_end(ap);
+	r = fmt_snprintf(line + n, sizeof(line) - n - 1, "%s", head);
 	n += (size_t)r < sizeof(line) - n - 1 ? (size_t)r : sizeof(line) - n - 2;
+	room = sizeof(line) - n - 1;
+	r = fmt_vsnprintf(line + n, room, fmt, ap);
+	n += (size_t)r < room ? (size_t)r : room - 1;
 	line[n++] = '\n';
 	log_lock_take();
 	emit(line, n, false);
 	log_lock_drop();
+}
+
+void log_printf(enum log_level lvl, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (lvl > log_level)
+		return;
+	va_start(ap, fmt);
+	log_line("", fmt, ap);
+	va_end(ap);
+}
+
+void log_trace(enum trace_subsys s, const char *fmt, ...)
+{
+	char head[32];
+	va_list ap;
+
+	fmt_snprintf(head, sizeof(head), "cpu%u: trace %s: ", this_cpu()->index,
+		     (unsigned)s < TRACE_NR ? trace_names[s] : "?");
+	va_start(ap, fmt);
+	log_line(head, fmt, ap);
+	va_end(ap);
 }
 
 void log_raw(const char *s, size_t n)

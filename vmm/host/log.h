@@ -11,6 +11,10 @@
 #include "vmm/host/options.h"
 
 extern enum log_level log_level;
+/* Trace points enabled, BIT(TRACE_*) (log=trace:...); 0 unless tracing.
+ * Hidden, so a trace point tests it in place (one TEST against memory,
+ * one branch) instead of loading its address from the GOT first. */
+extern uint32_t trace_mask __attribute__((visibility("hidden")));
 
 /* Before ExitBootServices boot/ mirrors output to the UEFI console. */
 void log_set_console(void (*hook)(const char *s, size_t n));
@@ -31,5 +35,15 @@ void log_panic(void);
 #define pr_warn(...)  log_printf(LOG_WARN, __VA_ARGS__)
 #define pr_info(...)  log_printf(LOG_INFO, __VA_ARGS__)
 #define pr_debug(...) do { if (unlikely(log_level >= LOG_DEBUG)) log_printf(LOG_DEBUG, __VA_ARGS__); } while (0)
+
+/* Trace points, compiled in and off by default: when off, a hot path pays
+ * one predictable branch on the mask (log_trace_on). A line reads
+ * "tickvisor: cpuN: trace SUBSYS: ...", N the physical CPU it ran on. */
+void log_trace(enum trace_subsys s, const char *fmt, ...) __printf(2, 3);
+
+static inline __attribute__((always_inline)) bool log_trace_on(enum trace_subsys s)
+{
+	return unlikely(trace_mask & BIT(s));
+}
 
 #endif

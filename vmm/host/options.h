@@ -29,6 +29,21 @@ enum log_level {
 	LOG_TRACE,
 };
 
+/* Trace points by subsystem, bits of tv_config.trace_mask: log=trace
+ * enables them all, log=trace:timer,ipi,exit the ones named. */
+enum trace_subsys {
+	TRACE_TIMER,            /* guest timer armed, expired, injected */
+	TRACE_IPI,              /* IPIs sent and delivered */
+	TRACE_EXIT,             /* every VM exit */
+	TRACE_NR,
+};
+
+#define TRACE_ALL ((uint32_t)BIT(TRACE_NR) - 1)
+
+/* "timer", "ipi", "exit": the spelling in log=trace:..., indexed by enum
+ * trace_subsys (vmm/host/options.c). */
+extern const char *const trace_names[TRACE_NR];
+
 /* Options that a guest line may override; `set` marks which were given. */
 struct tv_options {
 	enum timer_backend_sel timer;
@@ -74,6 +89,7 @@ struct guest_spec {
 struct tv_config {
 	struct tv_options opts;         /* global options */
 	enum log_level log_level;
+	uint32_t trace_mask;            /* BIT(TRACE_*) traced, with LOG_TRACE only */
 	uint32_t nguests;
 	struct guest_spec guests[TV_MAX_GUESTS];
 };

@@ -5,16 +5,17 @@
  * be resumed in a state tickvisor does not understand.
  */
 #include "drivers/io.h"
-#include "vmm/dump.h"
+#include "vmm/vcpu_dump.h"
 #include "vmm/exit.h"
 #include "vmm/host/irq.h"
-#include "vmm/lapic_glue.h"
+#include "vmm/vapic.h"
 #include "vmm/host/log.h"
 #include "vmm/trace.h"
 #include "vmm/vcpu_timer.h"
 #include "vmm/vcpu_run.h"
 #include "vmm/vcpu_xstate.h"
 #include "vmx/vmx.h"
+#include "vmm/vcpu_check.h"
 
 static int exit_ext_intr(struct vcpu *v)
 {

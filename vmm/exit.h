@@ -23,6 +23,14 @@ int vmm_handle_exit(struct vcpu *v);
 /* Once at boot, after the log options: whether exits are traced. */
 void vmm_exit_init(void);
 
+/* The APIC's (vmm/vapic_inject.c, vmm/vapic_mmio.c). */
+int exit_intr_window(struct vcpu *v);
+int exit_nmi_window(struct vcpu *v);
+int exit_apic_access(struct vcpu *v);
+int exit_apic_write(struct vcpu *v);
+int exit_eoi_induced(struct vcpu *v);
+int exit_tpr_below(struct vcpu *v);
+
 int exit_cpuid(struct vcpu *v);
 int exit_rdmsr(struct vcpu *v);
 int exit_wrmsr(struct vcpu *v);

@@ -7,11 +7,11 @@
  */
 #include "drivers/io.h"
 #include "vmm/exit.h"
-#include "vmm/lapic_glue.h"
-#include "vmm/msr.h"
+#include "vmm/vapic.h"
 #include "vmm/host/platform.h"
 #include "vmm/vcpu_run.h"
 #include "vmm/vcpu_xstate.h"
+#include "vmm/vcpu_setup.h"
 #include "vmx/vmx.h"
 
 #define CPUID_TV_SIG_EBX 0x6b636974u     /* "tick" */

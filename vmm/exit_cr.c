@@ -7,10 +7,11 @@
  */
 #include "drivers/io.h"
 #include "vmm/exit.h"
-#include "vmm/lapic_glue.h"
+#include "vmm/vapic.h"
 #include "vmm/vcpu_run.h"
 #include "vmm/vcpu_setup.h"
 #include "vmx/vmx.h"
+#include "vmm/vcpu_dump.h"
 
 #define CR_QUAL_NUM     BITS(3, 0)
 #define CR_QUAL_TYPE    BITS(5, 4)
@@ -32,9 +33,9 @@ static void set_lma(struct vcpu *v, bool on)
 
 	efer = on ? efer | EFER_LMA : efer & ~EFER_LMA;
 	vmwrite(VMCS_GUEST_EFER, efer);
-	v->entry_ctls = on ? v->entry_ctls | (uint32_t)BIT(ENTRY_IA32E_GUEST)
-			   : v->entry_ctls & ~(uint32_t)BIT(ENTRY_IA32E_GUEST);
-	vmwrite(VMCS_ENTRY_CTLS, v->entry_ctls);
+	v->cached_entry_ctls = on ? v->cached_entry_ctls | (uint32_t)BIT(ENTRY_IA32E_GUEST)
+			   : v->cached_entry_ctls & ~(uint32_t)BIT(ENTRY_IA32E_GUEST);
+	vmwrite(VMCS_ENTRY_CTLS, v->cached_entry_ctls);
 }
 
 /* SDM Vol. 2B, MOV to CR0: the #GP conditions, then the LMA transition. */

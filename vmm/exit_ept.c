@@ -4,9 +4,10 @@
  * virtual APIC), or memory with nothing behind it (vmm/dev/dev_mmio_hole.c).
  */
 #include "vmm/exit.h"
-#include "vmm/lapic_glue.h"
+#include "vmm/vapic.h"
 #include "vmm/dev/dev_mmio_hole.h"
 #include "vmx/vmx.h"
+#include "vmm/vcpu_dump.h"
 
 /*
  * SDM Vol. 3C, "Information for VM Exits During Event Delivery": with the
@@ -31,8 +32,8 @@ int exit_ept_violation(struct vcpu *v)
 
 	if (v->exit.idt_info & INTR_INFO_VALID)
 		return ept_during_delivery(v, gpa, q);
-	if (vcpu_apic_mmio_claims(v, gpa))
-		return vcpu_apic_mmio(v, gpa, q);
+	if (vapic_mmio_claims(v, gpa))
+		return vapic_mmio(v, gpa, q);
 	return mmio_hole_access(v, gpa, q);
 }
 

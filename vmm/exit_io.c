@@ -6,10 +6,11 @@
  * model claims read all-ones and ignore writes, and are counted.
  */
 #include "vmm/exit.h"
-#include "vmm/dev/dev_io.h"
+#include "vmm/dev/dev_ports.h"
 #include "vmm/host/log.h"
 #include "vmm/vcpu_run.h"
 #include "vmx/vmx.h"
+#include "vmm/vcpu_dump.h"
 
 #define IO_QUAL_SIZE   BITS(2, 0)       /* 0: 1 byte, 1: 2 bytes, 3: 4 bytes */
 #define IO_QUAL_IN     BIT(3)
@@ -41,7 +42,7 @@ int exit_io(struct vcpu *v)
 		return vcpu_kill(v, GUEST_STATUS_KILLED, "string I/O (INS/OUTS) on port %#x is "
 				 "not supported", r.port);
 	r.val = (uint32_t)*rax & mask;
-	fn = dev_io_lookup(r.port);
+	fn = dev_ports_lookup(r.port);
 	if (fn) {
 		if (fn(v, &r))
 			return -1;

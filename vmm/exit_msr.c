@@ -7,10 +7,11 @@
 #include "drivers/apic.h"
 #include "drivers/io.h"
 #include "vmm/exit.h"
-#include "vmm/lapic_glue.h"
+#include "vmm/vapic.h"
 #include "vmm/host/log.h"
-#include "vmm/msr.h"
 #include "vmm/vcpu_run.h"
+#include "vmm/vcpu_setup.h"
+#include "vmm/vcpu_tsc.h"
 #include "vmx/vmx.h"
 
 /*
@@ -65,7 +66,7 @@ static int msr_read(struct vcpu *v, uint32_t msr, uint64_t *val)
 	}
 	if (msr_x2apic_hidden(v, msr, 0, false))
 		return -1;
-	return vcpu_msr_read_apic(v, msr, val);
+	return vapic_msr_read(v, msr, val);
 }
 
 static int misc_enable_write(struct vcpu *v, uint64_t val)
@@ -84,16 +85,16 @@ static int msr_write(struct vcpu *v, uint32_t msr, uint64_t val)
 	case MSR_IA32_MISC_ENABLE:
 		return misc_enable_write(v, val);
 	case MSR_IA32_TSC:
-		vcpu_set_guest_tsc(v, val);
+		vcpu_tsc_write(v, val);
 		return 0;
 	case MSR_IA32_TSC_ADJUST:
-		vcpu_set_tsc_adjust(v, val);
+		vcpu_tsc_write_adjust(v, val);
 		return 0;
 	default: break;
 	}
 	if (msr_x2apic_hidden(v, msr, val, true))
 		return -1;
-	return vcpu_msr_write_apic(v, msr, val);
+	return vapic_msr_write(v, msr, val);
 }
 
 int exit_rdmsr(struct vcpu *v)

@@ -8,12 +8,12 @@
 #include "drivers/io.h"
 #include "drivers/fmt.h"
 #include "drivers/string.h"
-#include "vmm/dump.h"
+#include "vmm/vcpu_dump.h"
 #include "vmm/guest.h"
-#include "vmm/lapic_glue.h"
+#include "vmm/vapic.h"
 #include "vmm/host/log.h"
 #include "vmm/host/mem.h"
-#include "vmm/msr.h"
+#include "vmm/msr_bitmap.h"
 #include "vmm/loader/multiboot.h"
 #include "vmm/host/percpu.h"
 #include "vmm/host/platform.h"
@@ -23,6 +23,7 @@
 #include "vmm/vcpu_timer.h"
 #include "vmm/host/vmx_cpu.h"
 #include "vmx/vmx.h"
+#include "vmm/vcpu_run.h"
 
 #define GUEST_RAM_ALIGN (2 * MiB)
 
@@ -56,21 +57,6 @@ int guest_end(struct guest *g, int status, const char *fmt, ...)
 		pr_info("guest %s: %s", g->spec->name, msg);
 	}
 	return -1;
-}
-
-int vcpu_kill(struct vcpu *v, int status, const char *fmt, ...)
-{
-	char msg[192];
-	va_list ap;
-
-	va_start(ap, fmt);
-	fmt_vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (!READ_ONCE(v->guest->ended)) {
-		pr_err("guest %s: vcpu%u: %s", v->guest->spec->name, v->id, msg);
-		vcpu_dump(v);
-	}
-	return guest_end(v->guest, status, NULL);
 }
 
 void *guest_ram_ptr(const struct guest *g, uint64_t gpa, uint64_t len)

@@ -15,7 +15,11 @@ uint32_t guests_run_all(const struct tv_config *cfg);
 #define GUEST_EXITS_ALL (~0ull)
 uint64_t guest_exits(const struct guest *g, uint64_t reason);
 
-/* The vCPU loop: enters the guest until it ends. */
-void vcpu_run(struct vcpu *v);
+/* Ends the guest (first caller wins) with a status and a reason; the
+ * vCPU run loops stop at their next exit. Returns -1 for convenience. */
+int guest_end(struct guest *g, int status, const char *fmt, ...) __printf(3, 4);
+
+/* Host pointer for a guest-physical range inside RAM, or NULL. */
+void *guest_ram_ptr(const struct guest *g, uint64_t gpa, uint64_t len);
 
 #endif

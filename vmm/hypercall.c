@@ -5,7 +5,7 @@
 #include "vmm/guest.h"
 #include "vmm/hypercall.h"
 #include "vmm/host/irq.h"
-#include "vmm/lapic_glue.h"
+#include "vmm/vapic.h"
 #include "vmm/host/percpu.h"
 #include "vmm/host/platform.h"
 #include "vmm/vcpu_run.h"
@@ -17,7 +17,7 @@ static void hc_info(struct vcpu *v, uint64_t *r)
 {
 	r[GPR_RAX] = platform.tb.tsc_hz;
 	r[GPR_RBX] = platform.tb.apic_hz;
-	r[GPR_RCX] = vcpu_info_flags(v);
+	r[GPR_RCX] = vapic_info_flags(v);
 	r[GPR_RDX] = v->guest->nvcpus;
 }
 

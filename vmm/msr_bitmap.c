@@ -2,7 +2,7 @@
 #include "drivers/io.h"
 #include "drivers/string.h"
 #include "vmm/host/mem.h"
-#include "vmm/msr.h"
+#include "vmm/msr_bitmap.h"
 
 /* MSRs the guest reads and writes directly: their guest values live in
  * the VMCS, or tickvisor never uses them. */

@@ -12,15 +12,17 @@
 #include "drivers/io.h"
 #include "drivers/string.h"
 #include "vmm/hypercall.h"
-#include "vmm/lapic_glue.h"
+#include "vmm/vapic.h"
 #include "vmm/host/log.h"
 #include "vmm/host/mem.h"
-#include "vmm/msr.h"
+#include "vmm/msr_bitmap.h"
 #include "vmm/host/percpu.h"
 #include "vmm/host/platform.h"
 #include "vmm/trace.h"
 #include "vmm/vcpu_timer.h"
 #include "vmx/vmx.h"
+#include "vmm/guest.h"
+#include "vmm/vcpu_run.h"
 
 #define PROC2_APICV_XAPIC  (BIT(PROC2_VIRT_APIC_ACCESS) | BIT(PROC2_APIC_REG_VIRT) | \
 			    BIT(PROC2_VIRT_INTR_DELIVERY))
@@ -143,7 +145,7 @@ static void msr_bitmap_x2apic(struct vcpu *v, bool x2apic_apicv, bool vid)
  *   there (the usual case): the CPU virtualizes the accesses;
  * - nothing otherwise: each access is an EPT violation, and the exit
  *   handler asks the vCPU that made it whether the page is its APIC
- *   (vcpu_apic_mmio_claims), else it is unassigned memory or RAM hidden
+ *   (vapic_mmio_claims), else it is unassigned memory or RAM hidden
  *   from the EPT (vmm/dev/dev_mmio_hole.c). A vCPU in x2APIC mode or with its APIC
  *   disabled must not reach the APIC-access page: with "virtualize APIC
  *   accesses" off for it, it would read and write that page as memory.
@@ -324,7 +326,7 @@ void vapic_vcpu_init(struct vcpu *v)
 	vapic_mode_sync(v);
 }
 
-int vcpu_msr_read_apic(struct vcpu *v, uint32_t msr, uint64_t *val)
+int vapic_msr_read(struct vcpu *v, uint32_t msr, uint64_t *val)
 {
 	return vlapic_rdmsr(v->lapic, msr, val);
 }
@@ -345,7 +347,7 @@ bool vapic_timer_reg(uint32_t off)
 	return off == LAPIC_TMICT || off == LAPIC_TDCR;
 }
 
-int vcpu_msr_write_apic(struct vcpu *v, uint32_t msr, uint64_t val)
+int vapic_msr_write(struct vcpu *v, uint32_t msr, uint64_t val)
 {
 	int r = vlapic_wrmsr(v->lapic, msr, val);
 
@@ -369,7 +371,7 @@ void vapic_write_cr8(struct vcpu *v, uint64_t val)
 	vlapic_tpr_changed(v->lapic);
 }
 
-uint32_t vcpu_info_flags(struct vcpu *v)
+uint32_t vapic_info_flags(struct vcpu *v)
 {
 	return (v->guest->apicv ? TV_INFO_APICV : 0) |
 	       ((uint32_t)vcpu_timer_backend(v) << TV_INFO_TIMER_SHIFT);

@@ -16,15 +16,16 @@
  */
 #include "drivers/io.h"
 #include "vmm/exit.h"
-#include "vmm/lapic_glue.h"
+#include "vmm/vapic.h"
 #include "vmm/vcpu_setup.h"
 #include "vmx/vmx.h"
+#include "vmm/vcpu_run.h"
 
 #define BLOCKING_STI_MOVSS (INTERRUPTIBILITY_STI | INTERRUPTIBILITY_MOV_SS)
 
 static void set_proc_ctl(struct vcpu *v, unsigned bit, bool on)
 {
-	vcpu_set_ctl(&v->proc_ctls, VMCS_PROC_CTLS, bit, on);
+	vcpu_set_ctl(&v->cached_proc_ctls, VMCS_PROC_CTLS, bit, on);
 }
 
 /* NMI blocking as the guest has it now: virtual-NMI blocking (from the

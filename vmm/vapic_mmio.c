@@ -10,11 +10,12 @@
 #include "drivers/string.h"
 #include "vmm/exit.h"
 #include "vmm/host/log.h"
-#include "vmm/lapic_glue.h"
+#include "vmm/vapic.h"
 #include "vmm/mmio.h"
 #include "vmm/trace.h"
 #include "vmm/vcpu_run.h"
 #include "vmx/vmx.h"
+#include "vmm/vcpu_dump.h"
 
 #define APIC_ACCESS_OFFSET  BITS(11, 0)
 #define APIC_ACCESS_TYPE    BITS(15, 12)
@@ -72,13 +73,13 @@ static int emulate(struct vcpu *v, uint32_t off)
 	return 0;
 }
 
-bool vcpu_apic_mmio_claims(struct vcpu *v, uint64_t gpa)
+bool vapic_mmio_claims(struct vcpu *v, uint64_t gpa)
 {
 	return vlapic_mode(v->lapic) == VLAPIC_XAPIC &&
 	       (gpa & ~(uint64_t)(PAGE_SIZE - 1)) == vlapic_base_addr(v->lapic);
 }
 
-int vcpu_apic_mmio(struct vcpu *v, uint64_t gpa, uint64_t qual)
+int vapic_mmio(struct vcpu *v, uint64_t gpa, uint64_t qual)
 {
 	if (qual & EPT_QUAL_FETCH)
 		return vcpu_kill(v, GUEST_STATUS_BAD_ACCESS, "APIC page used for an instruction fetch");

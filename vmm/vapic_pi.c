@@ -15,7 +15,7 @@
  */
 #include "drivers/apic.h"
 #include "vmm/host/irq.h"
-#include "vmm/lapic_glue.h"
+#include "vmm/vapic.h"
 #include "vmm/host/mem.h"
 #include "vmm/host/percpu.h"
 #include "vmm/host/platform.h"
@@ -64,7 +64,7 @@ void vapic_pi_enable(struct vcpu *v, bool on)
 {
 	if (!v->pi)
 		return;
-	vcpu_set_ctl(&v->pin_ctls, VMCS_PIN_CTLS, PIN_POSTED_INTR, on);
+	vcpu_set_ctl(&v->cached_pin_ctls, VMCS_PIN_CTLS, PIN_POSTED_INTR, on);
 	WRITE_ONCE(v->pi_on, on);       /* what other CPUs look at */
 }
 

@@ -9,7 +9,7 @@
 #include "timer/host.h"
 #include "vmm/host/spinlock.h"
 #include "vmx/ept.h"
-#include "vmx/exit.h"
+#include "vmx/vmx_exit.h"
 #include "vmx/regs.h"
 
 /* Statuses tickvisor gives a guest it ends (a guest's own debug-exit
@@ -69,9 +69,9 @@ struct vcpu {
 	bool pi_on;                     /* posted-interrupt processing enabled now */
 	bool pi_notified;               /* a notification arrived in root mode */
 	uint64_t cr0_mask, cr4_mask;    /* guest/host masks written to the VMCS */
-	uint32_t pin_ctls;              /* cached pin-based controls (vcpu_set_ctl) */
-	uint32_t entry_ctls;            /* cached VM-entry controls (IA-32e mode bit) */
-	uint32_t proc_ctls;             /* cached primary processor-based controls */
+	uint32_t cached_pin_ctls;       /* pin-based controls (vcpu_set_ctl) */
+	uint32_t cached_entry_ctls;     /* VM-entry controls (IA-32e mode bit) */
+	uint32_t cached_proc_ctls;      /* primary processor-based controls */
 	bool lma_by_hw;                 /* VM exits save EFER.LMA in IA-32e mode guest */
 	uint64_t tsc_offset;            /* guest TSC = host TSC + tsc_offset (VMCS copy) */
 	uint64_t tsc_adjust;            /* IA32_TSC_ADJUST as the guest sees it */
@@ -112,28 +112,5 @@ struct guest {
 	uint64_t deadline_tsc;          /* time limit, 0: none */
 	uint32_t unassigned_logged;     /* unassigned accesses logged (rate limit) */
 };
-
-/* Ends the guest (first caller wins) with a status and a reason; the
- * vCPU run loops stop at their next exit. Returns -1 for convenience. */
-int guest_end(struct guest *g, int status, const char *fmt, ...) __printf(3, 4);
-/* Ends the guest with a register dump of v. */
-int vcpu_kill(struct vcpu *v, int status, const char *fmt, ...) __printf(3, 4);
-
-/* Host pointer for a guest-physical range inside RAM, or NULL. */
-void *guest_ram_ptr(const struct guest *g, uint64_t gpa, uint64_t len);
-
-/* Makes v notice new pending work: a kick if it runs on another CPU. */
-void vcpu_kick(struct vcpu *v);
-
-/* Guest interruptibility state, read from the VMCS once per exit. */
-uint64_t vcpu_interruptibility(struct vcpu *v);
-void vcpu_set_interruptibility(struct vcpu *v, uint64_t val);
-
-/* Advances RIP past the exiting instruction. */
-void vcpu_skip_insn(struct vcpu *v);
-/* Injects a hardware exception at the next VM entry. */
-void vcpu_inject_exception(struct vcpu *v, uint8_t vector, bool has_error, uint32_t error);
-static inline void vcpu_inject_gp(struct vcpu *v) { vcpu_inject_exception(v, 13, true, 0); }
-static inline void vcpu_inject_ud(struct vcpu *v) { vcpu_inject_exception(v, 6, false, 0); }
 
 #endif

@@ -4,7 +4,7 @@
 #include "drivers/io.h"
 #include "vmm/vcpu_setup.h"
 #include "vmm/host/irq.h"
-#include "vmm/lapic_glue.h"
+#include "vmm/vapic.h"
 #include "vmm/host/log.h"
 #include "vmm/host/percpu.h"
 #include "vmm/vcpu_timer.h"
@@ -13,6 +13,7 @@
 #include "vmm/vcpu_run.h"
 #include "vmm/vcpu_xstate.h"
 #include "vmx/vmx.h"
+#include "vmm/vcpu_dump.h"
 
 uint64_t vcpu_interruptibility(struct vcpu *v)
 {
@@ -130,11 +131,11 @@ int vcpu_time_limit_hit(struct vcpu *v, const char *where)
 static void sync_ia32e(struct vcpu *v)
 {
 	bool lma = vmread(VMCS_GUEST_EFER) & EFER_LMA;
-	uint32_t ctls = lma ? v->entry_ctls | (uint32_t)BIT(ENTRY_IA32E_GUEST)
-			    : v->entry_ctls & ~(uint32_t)BIT(ENTRY_IA32E_GUEST);
+	uint32_t ctls = lma ? v->cached_entry_ctls | (uint32_t)BIT(ENTRY_IA32E_GUEST)
+			    : v->cached_entry_ctls & ~(uint32_t)BIT(ENTRY_IA32E_GUEST);
 
-	if (ctls != v->entry_ctls) {
-		v->entry_ctls = ctls;
+	if (ctls != v->cached_entry_ctls) {
+		v->cached_entry_ctls = ctls;
 		vmwrite(VMCS_ENTRY_CTLS, ctls);
 	}
 }

@@ -1,9 +1,27 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
+/* The vCPU run loop and the helpers exit handlers share. */
 #ifndef VMM_VCPU_RUN_H
 #define VMM_VCPU_RUN_H
 
 #include "drivers/io.h"
 #include "vmm/vcpu.h"
+
+/* The vCPU loop: enters the guest until it ends. */
+void vcpu_run(struct vcpu *v);
+
+/* Makes v notice new pending work: a kick if it runs on another CPU. */
+void vcpu_kick(struct vcpu *v);
+
+/* Guest interruptibility state, read from the VMCS once per exit. */
+uint64_t vcpu_interruptibility(struct vcpu *v);
+void vcpu_set_interruptibility(struct vcpu *v, uint64_t val);
+
+/* Advances RIP past the exiting instruction. */
+void vcpu_skip_insn(struct vcpu *v);
+/* Injects a hardware exception at the next VM entry. */
+void vcpu_inject_exception(struct vcpu *v, uint8_t vector, bool has_error, uint32_t error);
+static inline void vcpu_inject_gp(struct vcpu *v) { vcpu_inject_exception(v, 13, true, 0); }
+static inline void vcpu_inject_ud(struct vcpu *v) { vcpu_inject_exception(v, 6, false, 0); }
 
 int vcpu_time_limit_hit(struct vcpu *v, const char *where);
 

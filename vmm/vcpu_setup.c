@@ -10,13 +10,13 @@
 #include "vmm/host/irq.h"
 #include "vmm/host/log.h"
 #include "vmm/host/mem.h"
-#include "vmm/msr.h"
 #include "vmm/loader/multiboot.h"
 #include "vmm/host/percpu.h"
 #include "vmm/host/platform.h"
 #include "vmm/vcpu_setup.h"
 #include "vmm/vcpu_xstate.h"
 #include "vmx/vmx.h"
+#include "vmm/vcpu_run.h"
 
 extern char vmx_exit[];
 
@@ -170,8 +170,8 @@ static void reset_flat(struct vcpu *v, uint64_t cr0, uint64_t rip)
 	vmwrite(VMCS_GUEST_RIP, rip);
 	vmwrite(VMCS_GUEST_RFLAGS, RFLAGS_FIXED);
 	memset(&v->regs, 0, __builtin_offsetof(struct guest_regs, host_rsp));
-	v->entry_ctls &= ~(uint32_t)BIT(ENTRY_IA32E_GUEST);
-	vmwrite(VMCS_ENTRY_CTLS, v->entry_ctls);
+	v->cached_entry_ctls &= ~(uint32_t)BIT(ENTRY_IA32E_GUEST);
+	vmwrite(VMCS_ENTRY_CTLS, v->cached_entry_ctls);
 }
 
 void vcpu_reset_multiboot(struct vcpu *v, uint32_t entry, uint32_t mbi)
@@ -258,9 +258,9 @@ bool vcpu_setup_vmcs(struct vcpu *v, char *err, size_t errlen)
 	if (!fit_controls(g, &ctls, err, errlen))
 		return false;
 	vmx_ctls_write(&ctls);
-	v->pin_ctls = ctls.pin;
-	v->entry_ctls = ctls.entry;
-	v->proc_ctls = ctls.proc;
+	v->cached_pin_ctls = ctls.pin;
+	v->cached_entry_ctls = ctls.entry;
+	v->cached_proc_ctls = ctls.proc;
 	v->lma_by_hw = platform.vmx.misc & VMX_MISC_EXIT_SAVES_LMA;
 	vcpu_reset_cpu_state(v);        /* before the host state: it may set CR4.OSXSAVE */
 	write_host_state();

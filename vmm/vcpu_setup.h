@@ -6,7 +6,7 @@
 #include "vmx/vmx.h"
 
 /* Sets or clears one bit of a VMCS control field through its cached copy
- * in the vCPU (v->pin_ctls, v->proc_ctls): a VMWRITE only when the bit
+ * in the vCPU (v->cached_pin_ctls, v->cached_proc_ctls): a VMWRITE only when the bit
  * changes. Not for the entry controls where VM exits store EFER.LMA into
  * them (v->lma_by_hw): there the copy can be stale. */
 static inline void vcpu_set_ctl(uint32_t *cached, uint64_t field, unsigned bit, bool on)
@@ -16,6 +16,18 @@ static inline void vcpu_set_ctl(uint32_t *cached, uint64_t field, unsigned bit, 
 	*cached ^= (uint32_t)BIT(bit);
 	vmwrite(field, *cached);
 }
+
+/* IA32_MISC_ENABLE (SDM Vol. 4, "Architectural MSRs"), as tickvisor
+ * offers it: see vmm/exit_msr.c for which bits and why. */
+#define MISC_ENABLE_FAST_STRING    BIT(0)      /* R/W */
+#define MISC_ENABLE_AUTO_THERMAL   BIT(3)      /* R/W */
+#define MISC_ENABLE_PERFMON        BIT(7)      /* R: 0, CPUID 0xA shows no PMU */
+#define MISC_ENABLE_BTS_UNAVAIL    BIT(11)     /* RO: 1 */
+#define MISC_ENABLE_PEBS_UNAVAIL   BIT(12)     /* RO: 1 */
+#define MISC_ENABLE_LIMIT_CPUID    BIT(22)     /* R/W: CPUID.0:EAX reads 2 */
+#define MISC_ENABLE_XTPR_DISABLE   BIT(23)     /* R/W */
+#define MISC_ENABLE_RESET (MISC_ENABLE_FAST_STRING | MISC_ENABLE_BTS_UNAVAIL | \
+			   MISC_ENABLE_PEBS_UNAVAIL)
 
 /* Allocates and fills the vCPU's VMCS and leaves it current. */
 bool vcpu_setup_vmcs(struct vcpu *v, char *err, size_t errlen);

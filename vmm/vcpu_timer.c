@@ -11,16 +11,17 @@
 #include "timer/entry_plan.h"
 #include "vmm/exit.h"
 #include "vmm/host/irq.h"
-#include "vmm/lapic_glue.h"
+#include "vmm/vapic.h"
 #include "vmm/host/log.h"
-#include "vmm/msr.h"
 #include "vmm/host/percpu.h"
 #include "vmm/host/platform.h"
 #include "vmm/vcpu_run.h"
 #include "vmm/trace.h"
 #include "vmm/vcpu_setup.h"
 #include "vmm/vcpu_timer.h"
+#include "vmm/vcpu_tsc.h"
 #include "vmx/vmx.h"
+#include "vmm/vcpu_dump.h"
 
 
 void vcpu_timer_init(struct vcpu *v)
@@ -46,7 +47,7 @@ unsigned vcpu_timer_backend(const struct vcpu *v)
  * (vcpu_timer_load_preempt). */
 static void set_preempt(struct vcpu *v, bool on)
 {
-	vcpu_set_ctl(&v->pin_ctls, VMCS_PIN_CTLS, PIN_PREEMPT_TIMER, on);
+	vcpu_set_ctl(&v->cached_pin_ctls, VMCS_PIN_CTLS, PIN_PREEMPT_TIMER, on);
 }
 
 /* Applies the expiry part of a plan: deliver the expiry, and have the
@@ -214,7 +215,7 @@ void vcpu_timer_before_entry(struct vcpu *v)
 	}
 	v->halt_wake = false;
 	v->timer_exit = false;
-	if (v->timer_dirty || (v->pin_ctls & BIT(PIN_PREEMPT_TIMER)) ||
+	if (v->timer_dirty || (v->cached_pin_ctls & BIT(PIN_PREEMPT_TIMER)) ||
 	    v->guest->deadline_tsc || v->guest->nvcpus > 1) {
 		struct timer_plan_in in = {
 			.armed = false, .tsc_offset = v->tsc_offset, .backend = v->timer_kind,
@@ -271,7 +272,7 @@ int vcpu_timer_block(struct vcpu *v, bool if_set)
 	uint64_t limit = v->guest->deadline_tsc, adv = if_set ? advance_get(&v->advance_halt) : 0;
 
 	for (;;) {
-		uint64_t now = vcpu_guest_tsc(v), wake = ~0ull;
+		uint64_t now = vcpu_tsc_read(v), wake = ~0ull;
 
 		/* Inside the advance window: the entry path waits out the rest
 		 * and delivers on time. With IF clear the expiry only sets IRR. */

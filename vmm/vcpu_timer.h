@@ -26,7 +26,7 @@ void vcpu_timer_before_entry(struct vcpu *v);
  */
 static inline void vcpu_timer_load_preempt(struct vcpu *v)
 {
-	if (v->pin_ctls & BIT(PIN_PREEMPT_TIMER))
+	if (v->cached_pin_ctls & BIT(PIN_PREEMPT_TIMER))
 		vmwrite(VMCS_PREEMPT_TIMER_VALUE,
 			preempt_value(v->preempt_at, rdtsc(), timer_caps.preempt_rate));
 }

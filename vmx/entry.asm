@@ -123,7 +123,7 @@ vmx_return:
 	ret
 
 ;
-; A VMX instruction's failure stub (vmx/insn.h, VMX_INSN_CHECK) calls here
+; A VMX instruction's failure stub (vmx/vmx_insn.h, VMX_INSN_CHECK) calls here
 ; with [rsp+8] = the address to resume at, [rsp+16] = which instruction,
 ; [rsp+24] = its field or type. The stub sits in the middle of compiled
 ; code that expects no call there, so every register the C ABI lets a

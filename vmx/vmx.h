@@ -5,8 +5,8 @@
 #define VMX_VMX_H
 
 #include "vmx/caps.h"
-#include "vmx/exit.h"
-#include "vmx/insn.h"
+#include "vmx/vmx_exit.h"
+#include "vmx/vmx_insn.h"
 #include "vmx/regs.h"
 #include "vmx/vmcs.h"
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* The debug-exit port 0xf4 (QEMU's isa-debug-exit, as test images use
  * it): a write ends the guest with the written value as its status. */
-#include "vmm/dev/dev_io.h"
+#include "vmm/dev/dev_ports.h"
+#include "vmm/guest.h"
 
 int io_debug_exit(struct vcpu *v, struct io_req *r)
 {

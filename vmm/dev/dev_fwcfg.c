@@ -5,7 +5,7 @@
  * count, so guests written for QEMU find them. Other keys read as 0.
  */
 #include "drivers/fwcfg.h"
-#include "vmm/dev/dev_io.h"
+#include "vmm/dev/dev_ports.h"
 
 #define FWCFG_ID_TRADITIONAL 1u
 #define FWCFG_MAX_CPUS       0x000fu

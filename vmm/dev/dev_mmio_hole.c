@@ -19,6 +19,8 @@
 #include "vmm/dev/dev_mmio_hole.h"
 #include "vmm/vcpu_run.h"
 #include "vmx/vmx.h"
+#include "vmm/guest.h"
+#include "vmm/vcpu_dump.h"
 
 #define HOLE_LOG_LIMIT  4u
 #define ALL_ONES        (~0ull)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* Unassigned guest-physical memory: reads all ones, writes dropped. */
-#ifndef VMM_DEV_MMIO_HOLE_H
-#define VMM_DEV_MMIO_HOLE_H
+#ifndef VMM_DEV_DEV_MMIO_HOLE_H
+#define VMM_DEV_DEV_MMIO_HOLE_H
 
 #include "vmm/vcpu.h"
 

@@ -2,7 +2,7 @@
 /* PCI configuration mechanism #1 with no devices: the address register
  * 0xcf8 keeps what a 32-bit write puts there, the data window 0xcfc-0xcff
  * reads all ones (no device answers) and drops writes. */
-#include "vmm/dev/dev_io.h"
+#include "vmm/dev/dev_ports.h"
 
 int io_pci_addr(struct vcpu *v, struct io_req *r)
 {

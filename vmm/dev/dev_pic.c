@@ -3,7 +3,7 @@
  * (0x4d0-0x4d1): present, so probing guests find them, but masked and
  * never raising an interrupt; writes are ignored. */
 #include "drivers/pic.h"
-#include "vmm/dev/dev_io.h"
+#include "vmm/dev/dev_ports.h"
 
 int io_pic(struct vcpu *v, struct io_req *r)
 {

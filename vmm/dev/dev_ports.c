@@ -10,7 +10,7 @@
 #include "drivers/pic.h"
 #include "drivers/serial.h"
 #include "drivers/uart.h"
-#include "vmm/dev/dev_io.h"
+#include "vmm/dev/dev_ports.h"
 
 #define DEBUG_EXIT_PORT 0xf4u
 #define POST_CODE_PORT  0x80u
@@ -33,7 +33,7 @@ static const struct dev_port_range dev_ports[] = {
 	{ FWCFG_PORT_DATA, FWCFG_PORT_DATA, io_fwcfg },
 };
 
-io_fn dev_io_lookup(uint16_t port)
+io_fn dev_ports_lookup(uint16_t port)
 {
 	for (unsigned i = 0; i < ARRAY_SIZE(dev_ports); i++)
 		if (port >= dev_ports[i].first && port <= dev_ports[i].last)

@@ -7,7 +7,7 @@
  */
 #include "drivers/serial.h"
 #include "drivers/uart.h"
-#include "vmm/dev/dev_io.h"
+#include "vmm/dev/dev_ports.h"
 #include "vmm/host/log.h"
 
 #define UART_LSR_IDLE   (UART_LSR_THRE | UART_LSR_TEMT)

@@ -5,8 +5,8 @@
  * no boot service is used again; only the runtime ResetSystem() remains
  * callable, through efi_shutdown.
  */
-#ifndef VMM_BOOT_INFO_H
-#define VMM_BOOT_INFO_H
+#ifndef VMM_HOST_BOOT_INFO_H
+#define VMM_HOST_BOOT_INFO_H
 
 #include "vmm/host/options.h"
 

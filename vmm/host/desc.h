@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* GDT, TSS and IDT layouts (SDM Vol. 3A, "Protected-Mode Memory Management"
  * and "Interrupt and Exception Handling"): ours replace the firmware's. */
-#ifndef VMM_DESC_H
-#define VMM_DESC_H
+#ifndef VMM_HOST_DESC_H
+#define VMM_HOST_DESC_H
 
 #include "drivers/base.h"
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* Host interrupts and exceptions in VMX root mode. */
-#ifndef VMM_IRQ_H
-#define VMM_IRQ_H
+#ifndef VMM_HOST_IRQ_H
+#define VMM_HOST_IRQ_H
 
 #include "drivers/base.h"
 

@@ -4,8 +4,8 @@
  * result protocol in DESIGN.md); guest bytes are forwarded unprefixed.
  * Levels filter at run time.
  */
-#ifndef VMM_LOG_H
-#define VMM_LOG_H
+#ifndef VMM_HOST_LOG_H
+#define VMM_HOST_LOG_H
 
 #include "drivers/base.h"
 #include "vmm/host/options.h"

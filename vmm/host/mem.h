@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* Host memory: the global pool (vmm/host/pool.h) and the identity map. */
-#ifndef VMM_MEM_H
-#define VMM_MEM_H
+/* Host memory: the global pool (vmm/host/pool.h). */
+#ifndef VMM_HOST_MEM_H
+#define VMM_HOST_MEM_H
 
 #include "vmm/host/boot_info.h"
 
@@ -21,9 +21,5 @@ uint64_t mem_free_bytes(void);
 uint64_t mem_largest_free(void);
 /* A page below 1 MiB, for the AP trampoline; 0 if none. */
 uint64_t mem_low_page(void);
-
-/* Identity map of all RAM and MMIO (2 MiB or 1 GiB pages) for the host. */
-void paging_init(const struct boot_info *bi);
-uint64_t paging_cr3(void);
 
 #endif

@@ -4,8 +4,8 @@
  * globally or per guest. Plain data, shared by boot/ (which parses it)
  * and vmm/ (which obeys it).
  */
-#ifndef VMM_OPTIONS_H
-#define VMM_OPTIONS_H
+#ifndef VMM_HOST_OPTIONS_H
+#define VMM_HOST_OPTIONS_H
 
 #include "drivers/base.h"
 #include "timer/timer_opts.h"       /* enum timer_backend_sel, advance_mode */

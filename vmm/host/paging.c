@@ -8,6 +8,7 @@
 #include "drivers/io.h"
 #include "vmm/host/log.h"
 #include "vmm/host/mem.h"
+#include "vmm/host/paging.h"
 
 #define PTE_P    BIT(0)
 #define PTE_W    BIT(1)

@@ -4,8 +4,8 @@
  * CPU, the reason and where, states the final status on serial and stops
  * the machine. Guest mistakes never come here.
  */
-#ifndef VMM_PANIC_H
-#define VMM_PANIC_H
+#ifndef VMM_HOST_PANIC_H
+#define VMM_HOST_PANIC_H
 
 #include "drivers/base.h"
 

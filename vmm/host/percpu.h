@@ -4,8 +4,8 @@
  * host-state area restores GS base on every VM exit, so this works in
  * the exit path too.
  */
-#ifndef VMM_PERCPU_H
-#define VMM_PERCPU_H
+#ifndef VMM_HOST_PERCPU_H
+#define VMM_HOST_PERCPU_H
 
 #include "drivers/base.h"
 #include "vmm/host/desc.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* What tickvisor found out about the machine it owns. */
-#ifndef VMM_PLATFORM_H
-#define VMM_PLATFORM_H
+#ifndef VMM_HOST_PLATFORM_H
+#define VMM_HOST_PLATFORM_H
 
 #include "drivers/acpi.h"
 #include "drivers/hpet.h"

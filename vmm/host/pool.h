@@ -12,8 +12,8 @@
  * taken from the pool itself in vmm/host/mem.c. Only a pool never given one
  * drops a range it has no slot for, and counts it.
  */
-#ifndef VMM_POOL_H
-#define VMM_POOL_H
+#ifndef VMM_HOST_POOL_H
+#define VMM_HOST_POOL_H
 
 #include "drivers/base.h"
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* Ending the run: the last serial line states the status, then power-off. */
-#ifndef VMM_POWER_H
-#define VMM_POWER_H
+#ifndef VMM_HOST_POWER_H
+#define VMM_HOST_POWER_H
 
 #include "vmm/host/boot_info.h"
 

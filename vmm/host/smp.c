@@ -16,6 +16,7 @@
 #include "vmm/host/irq.h"
 #include "vmm/host/log.h"
 #include "vmm/host/mem.h"
+#include "vmm/host/paging.h"
 #include "vmm/host/panic.h"
 #include "vmm/host/percpu.h"
 #include "vmm/host/platform.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* Starting the application processors and giving them work. */
-#ifndef VMM_SMP_H
-#define VMM_SMP_H
+#ifndef VMM_HOST_SMP_H
+#define VMM_HOST_SMP_H
 
 #include "drivers/base.h"
 

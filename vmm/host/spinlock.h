@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* Ticket spinlock: fair between CPUs, so no CPU starves on the serial lock. */
-#ifndef VMM_SPINLOCK_H
-#define VMM_SPINLOCK_H
+#ifndef VMM_HOST_SPINLOCK_H
+#define VMM_HOST_SPINLOCK_H
 
 #include "drivers/base.h"
 

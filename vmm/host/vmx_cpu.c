@@ -66,7 +66,7 @@ bool vmx_setup_end(char *err, size_t n)
 	return false;
 }
 
-/* vmx/insn.h: a VMX instruction failed. Which instruction and operand (a
+/* vmx/vmx_insn.h: a VMX instruction failed. Which instruction and operand (a
  * VMCS field encoding, SDM Vol. 3D, "Field Encoding in VMCS", or an
  * INVEPT/INVVPID type) and, for VMfailValid, the VM-instruction error;
  * VMfailInvalid means no current VMCS. `at` is the address right after

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-#ifndef VMM_VMX_CPU_H
-#define VMM_VMX_CPU_H
+#ifndef VMM_HOST_VMX_CPU_H
+#define VMM_HOST_VMX_CPU_H
 
 #include "drivers/base.h"
 

@@ -17,8 +17,8 @@
  * to guest RAM until the kernel, the modules and the boot information are
  * all known to fit.
  */
-#ifndef VMM_MULTIBOOT_H
-#define VMM_MULTIBOOT_H
+#ifndef VMM_LOADER_MULTIBOOT_H
+#define VMM_LOADER_MULTIBOOT_H
 
 #include "drivers/base.h"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
-#include "vmx/exit.h"
+#include "vmx/vmx_exit.h"
 
 /* Every field of the exit information `needs` asks for, 0 for the rest. */
 void vmx_read_exit_info(struct vmx_exit *e, unsigned needs)

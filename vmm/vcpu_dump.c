@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
-#include "vmm/dump.h"
+#include <stdarg.h>
+#include "drivers/fmt.h"
+#include "vmm/guest.h"
 #include "vmm/host/log.h"
+#include "vmm/vcpu_dump.h"
 #include "vmm/vcpu_setup.h"
 #include "vmx/vmx.h"
 
@@ -47,4 +50,19 @@ void vcpu_dump(struct vcpu *v)
 	       (unsigned long)vmread(VMCS_GUEST_INTERRUPTIBILITY),
 	       (unsigned long)vmread(VMCS_GUEST_ACTIVITY_STATE),
 	       (uint32_t)vmread(VMCS_EXIT_INTR_INFO), (uint32_t)vmread(VMCS_IDT_VECTORING_INFO));
+}
+
+int vcpu_kill(struct vcpu *v, int status, const char *fmt, ...)
+{
+	char msg[192];
+	va_list ap;
+
+	va_start(ap, fmt);
+	fmt_vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (!READ_ONCE(v->guest->ended)) {
+		pr_err("guest %s: vcpu%u: %s", v->guest->spec->name, v->id, msg);
+		vcpu_dump(v);
+	}
+	return guest_end(v->guest, status, NULL);
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* A decoded port access, as the device models see it, and the table that
  * routes a port to its model (vmm/dev/dev_ports.c). */
-#ifndef VMM_DEV_IO_H
-#define VMM_DEV_IO_H
+#ifndef VMM_DEV_DEV_PORTS_H
+#define VMM_DEV_DEV_PORTS_H
 
 #include "vmm/vcpu.h"
 
@@ -18,7 +18,7 @@ typedef int (*io_fn)(struct vcpu *v, struct io_req *r);
 
 /* The model behind a port, or NULL: the caller then reads all ones,
  * drops the write and counts it. */
-io_fn dev_io_lookup(uint16_t port);
+io_fn dev_ports_lookup(uint16_t port);
 
 /* The port models, one file each under vmm/dev/. */
 int io_serial(struct vcpu *v, struct io_req *r);       /* dev_uart.c */

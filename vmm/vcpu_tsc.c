@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* The guest TSC: host TSC + offset, with IA32_TSC_ADJUST kept in step. */
 #include "drivers/io.h"
-#include "vmm/msr.h"
+#include "vmm/vcpu_tsc.h"
 #include "vmx/vmx.h"
 
 static void set_offset(struct vcpu *v, uint64_t offset)
@@ -14,12 +14,12 @@ static void set_offset(struct vcpu *v, uint64_t offset)
 		vlapic_tsc_moved(v->lapic, delta);
 }
 
-uint64_t vcpu_guest_tsc(const struct vcpu *v)
+uint64_t vcpu_tsc_read(const struct vcpu *v)
 {
 	return rdtsc() + v->tsc_offset;
 }
 
-void vcpu_set_guest_tsc(struct vcpu *v, uint64_t tsc)
+void vcpu_tsc_write(struct vcpu *v, uint64_t tsc)
 {
 	uint64_t offset = tsc - rdtsc();
 
@@ -27,7 +27,7 @@ void vcpu_set_guest_tsc(struct vcpu *v, uint64_t tsc)
 	set_offset(v, offset);
 }
 
-void vcpu_set_tsc_adjust(struct vcpu *v, uint64_t adjust)
+void vcpu_tsc_write_adjust(struct vcpu *v, uint64_t adjust)
 {
 	set_offset(v, v->tsc_offset + (adjust - v->tsc_adjust));
 	v->tsc_adjust = adjust;

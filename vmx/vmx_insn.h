@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* VMX instructions as inline functions. */
-#ifndef VMX_INSN_H
-#define VMX_INSN_H
+#ifndef VMX_VMX_INSN_H
+#define VMX_VMX_INSN_H
 
 #include "drivers/base.h"
 

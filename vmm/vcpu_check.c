@@ -7,7 +7,7 @@
  * register dump (and Bochs's log names the exact check).
  */
 #include "drivers/io.h"
-#include "vmm/dump.h"
+#include "vmm/vcpu_check.h"
 #include "vmm/host/log.h"
 #include "vmm/host/platform.h"
 #include "vmx/vmx.h"
@@ -77,7 +77,7 @@ static void check_state(struct check_ctx *c, bool ia32e)
 void vcpu_check_guest_state(struct vcpu *v)
 {
 	struct check_ctx c = { .v = v };
-	bool ia32e = v->entry_ctls & BIT(ENTRY_IA32E_GUEST);
+	bool ia32e = v->cached_entry_ctls & BIT(ENTRY_IA32E_GUEST);
 
 	check_crs(&c, ia32e);
 	check_segments(&c, ia32e);

@@ -2,10 +2,11 @@
 /*
  * A vCPU's virtual local APIC as vmm/ drives it: creation, the MSR and
  * MMIO interfaces, APIC virtualization (APICv) set-up, event injection
- * before VM entry and the APIC-related exits.
+ * before VM entry, posted interrupts (vapic*.c; the handlers of the
+ * APIC-related exits are declared with the others in vmm/exit.h).
  */
-#ifndef VMM_LAPIC_GLUE_H
-#define VMM_LAPIC_GLUE_H
+#ifndef VMM_VAPIC_H
+#define VMM_VAPIC_H
 
 #include "lapic/vlapic.h"
 #include "vmm/vcpu.h"
@@ -22,12 +23,12 @@ void vapic_vcpu_init(struct vcpu *v);
 void vapic_mode_sync(struct vcpu *v);
 
 /* APIC MSRs (IA32_APIC_BASE, x2APIC range, TSC deadline): 0 or -1 (#GP). */
-int vcpu_msr_read_apic(struct vcpu *v, uint32_t msr, uint64_t *val);
-int vcpu_msr_write_apic(struct vcpu *v, uint32_t msr, uint64_t val);
+int vapic_msr_read(struct vcpu *v, uint32_t msr, uint64_t *val);
+int vapic_msr_write(struct vcpu *v, uint32_t msr, uint64_t val);
 /* Is gpa inside the vCPU's xAPIC MMIO page (xAPIC mode, APIC enabled)? */
-bool vcpu_apic_mmio_claims(struct vcpu *v, uint64_t gpa);
+bool vapic_mmio_claims(struct vcpu *v, uint64_t gpa);
 /* Emulates the access that caused an EPT violation on the APIC page. */
-int vcpu_apic_mmio(struct vcpu *v, uint64_t gpa, uint64_t qual);
+int vapic_mmio(struct vcpu *v, uint64_t gpa, uint64_t qual);
 /* CR8 <-> TPR when the CPU does not shadow the TPR. */
 uint64_t vapic_read_cr8(struct vcpu *v);
 void vapic_write_cr8(struct vcpu *v, uint64_t val);
@@ -37,13 +38,6 @@ void vapic_write_cr8(struct vcpu *v, uint64_t val);
 void vapic_inject(struct vcpu *v);
 /* Anything deliverable now (for a halted vCPU)? */
 bool vapic_has_event(struct vcpu *v, bool if_set);
-
-int exit_intr_window(struct vcpu *v);
-int exit_nmi_window(struct vcpu *v);
-int exit_apic_access(struct vcpu *v);
-int exit_apic_write(struct vcpu *v);
-int exit_eoi_induced(struct vcpu *v);
-int exit_tpr_below(struct vcpu *v);
 
 /* APIC registers (page offsets) whose writes move neither IRR nor ISR
  * other than through an interrupt lapic/ notifies: the timer's. */
@@ -70,6 +64,6 @@ void vapic_pi_host_init(void);
 void vapic_pi_clear(struct vcpu *v);
 
 /* TV_HC_INFO flags: APICv in use, timer backend. */
-uint32_t vcpu_info_flags(struct vcpu *v);
+uint32_t vapic_info_flags(struct vcpu *v);
 
 #endif

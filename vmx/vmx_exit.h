@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* Basic exit reasons (SDM Vol. 3D, appendix "VMX Basic Exit Reasons") and
  * the exit information read once per exit. */
-#ifndef VMX_EXIT_H
-#define VMX_EXIT_H
+#ifndef VMX_VMX_EXIT_H
+#define VMX_VMX_EXIT_H
 
 #include "drivers/base.h"
-#include "vmx/insn.h"
+#include "vmx/vmx_insn.h"
 #include "vmx/vmcs.h"
 
 enum vmx_exit_reason {

@@ -8,6 +8,7 @@
 #include "timer/advance.h"
 #include "timer/host.h"
 #include "vmm/host/spinlock.h"
+#include "vmm/dev/dev_rtc.h"
 #include "vmm/dev/dev_uart.h"
 #include "vmx/ept.h"
 #include "vmx/exit.h"
@@ -86,6 +87,7 @@ struct vcpu {
 /* Port-I/O device state of a guest (the models in vmm/dev/). */
 struct guest_devices {
 	struct dev_uart uart;           /* COM1 */
+	struct dev_rtc rtc;             /* CMOS clock and RAM (0x70/0x71) */
 	uint32_t pci_addr;              /* last value written to 0xcf8 */
 	uint8_t reset_control;          /* 0xcf9: SYS_RST, FULL_RST */
 	uint8_t acpi_sleep_status;      /* SLEEP_STATUS_REG: WAK_STS */

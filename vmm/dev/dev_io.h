@@ -35,5 +35,10 @@ int io_ones(struct vcpu *v, struct io_req *r);         /* dev_ports.c */
 int io_kbc(struct vcpu *v, struct io_req *r);          /* dev_kbc.c */
 int io_reset_control(struct vcpu *v, struct io_req *r); /* dev_power.c */
 int io_acpi_sleep(struct vcpu *v, struct io_req *r);   /* dev_power.c */
+int io_cmos(struct vcpu *v, struct io_req *r);         /* dev_cmos.c */
+
+/* A new guest's CMOS clock and RAM at power-on, its time from the host's
+ * clock (read once, when the first guest starts). */
+void dev_cmos_guest_init(struct dev_rtc *r);
 
 #endif

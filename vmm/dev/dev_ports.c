@@ -5,6 +5,7 @@
  * port exit scans this short list (a dozen entries), which costs less
  * than the exit itself by orders of magnitude.
  */
+#include "drivers/cmos.h"
 #include "drivers/fwcfg.h"
 #include "drivers/pci.h"
 #include "drivers/pic.h"
@@ -38,6 +39,7 @@ static const struct dev_port_range dev_ports[] = {
 	{ KBC_CMD_PORT, KBC_CMD_PORT, io_kbc },
 	{ DEV_RESET_CONTROL_PORT, DEV_RESET_CONTROL_PORT, io_reset_control },
 	{ DEV_ACPI_SLEEP_CONTROL_PORT, DEV_ACPI_SLEEP_STATUS_PORT, io_acpi_sleep },
+	{ CMOS_INDEX_PORT, CMOS_DATA_PORT, io_cmos },
 };
 
 io_fn dev_io_lookup(uint16_t port)

@@ -65,6 +65,6 @@ guests: $(GUEST_BZIMAGES)
 $(GUEST_BZIMAGES): $(GUEST_OUT)/%.bzimage: $(GUEST_SRC)/%.asm
 	$(call say,NASM,$<)
 	@mkdir -p $(dir $@)
-	$(Q)$(NASM) -f bin -o $@ $<
+	$(Q)$(NASM) -f bin -I$(GUEST_SRC)/ -MD $(@:.bzimage=.d) -MP -o $@ $<
 
--include $(GUEST_C_OBJ:.o=.d) $(GUEST_ASM_OBJ:.o=.d)
+-include $(GUEST_C_OBJ:.o=.d) $(GUEST_ASM_OBJ:.o=.d) $(GUEST_BZIMAGES:.bzimage=.d)

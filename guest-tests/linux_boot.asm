@@ -15,10 +15,20 @@
 ; boot sector and setup header (setup_sects = 1), the protected-mode code
 ; follows and runs where the header asks, at pref_address.
 
+; linux_bad_*.asm include this file with one of these changed, to make
+; headers tickvisor must refuse (tests/suites.py, "linux-load-errors").
+%ifndef PROTOCOL
+%define PROTOCOL 0x020f               ; 2.15
+%endif
+%ifndef INIT_SIZE
+%define INIT_SIZE 0x100000             ; code, data and stack
+%endif
+%ifndef LOADFLAGS
+%define LOADFLAGS 0x01                 ; LOADED_HIGH
+%endif
 PREF_ADDRESS    equ 0x1000000           ; 16 MiB, as a 64-bit kernel's
-INIT_SIZE       equ 0x100000            ; code, data and stack
 KERNEL_ALIGN    equ 0x200000
-STACK_TOP       equ PREF_ADDRESS + INIT_SIZE
+STACK_TOP       equ PREF_ADDRESS + 0x100000
 BOOT_CS         equ 0x10
 BOOT_DS         equ 0x18
 COM1            equ 0x3f8
@@ -53,12 +63,12 @@ section .setup start=0
 	dw 0xaa55                       ; 0x1fe boot_flag
 	db 0xeb, hdr_end - 0x202        ; 0x200 jump: its offset sizes the header
 	db "HdrS"                       ; 0x202
-	dw 0x020f                       ; 0x206 version 2.15
+	dw PROTOCOL                     ; 0x206 version
 	dd 0                            ; 0x208 realmode_swtch
 	dw 0                            ; 0x20c start_sys_seg
 	dw 0                            ; 0x20e kernel_version
 	db 0                            ; 0x210 type_of_loader (the loader's)
-	db 0x01                         ; 0x211 loadflags: LOADED_HIGH
+	db LOADFLAGS                    ; 0x211 loadflags
 	dw 0                            ; 0x212 setup_move_size
 	dd 0x100000                     ; 0x214 code32_start
 	dd 0, 0                         ; 0x218 ramdisk_image, ramdisk_size
@@ -239,7 +249,7 @@ check_e820:
 	cmp dword [esi + 3 * E820_LEN + 16], 1
 	jne .ram_bad
 	mov eax, [esi + 3 * E820_LEN + 8]
-	cmp eax, INIT_SIZE + PREF_ADDRESS - 0x100000
+	cmp eax, STACK_TOP - 0x100000
 .ram_bad:
 	CHECK ae, "e820: RAM from 1 MiB past the kernel"
 	ret

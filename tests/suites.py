@@ -120,6 +120,22 @@ SUITES = [
     Suite("guest-missing", "guest lost guests/does-not-exist.elf mem=16M\n", status=1,
           expect=[r"^tickvisor: error: \\EFI\\tickvisor\\tickvisor.cfg:1: guest lost: cannot "
                   r"read \\EFI\\tickvisor\\guests\\does-not-exist.elf: file not found"]),
+    # Issue 14: a bzImage tickvisor cannot load (guest-tests/linux_bad_*.asm)
+    # ends that guest with status 255 and the reason; the good bzImage and
+    # a Multiboot guest after them still run.
+    Suite("linux-load-errors",
+          guestcfg.config([guestcfg.guest_line(n, f"{n}.bzimage", "64M", 1, 10, "linux_boot")
+                           for n in ("linux_bad_protocol", "linux_bad_zimage", "linux_bad_size")] +
+                          [BY_NAME["linux_boot"].guest_line(), BY_NAME["basic"].guest_line()]),
+          status=1, guests=[("linux_bad_protocol", 255), ("linux_bad_zimage", 255),
+                            ("linux_bad_size", 255), ("linux_boot", 0), ("basic", 0)],
+          expect=[r"^tickvisor: guest linux_bad_protocol: cannot load "
+                  r"guests/linux_bad_protocol.bzimage: boot protocol 2.09 is older than 2.10",
+                  r"^tickvisor: guest linux_bad_zimage: cannot load guests/linux_bad_zimage."
+                  r"bzimage: not a bzImage: loadflags 0x0 lack LOADED_HIGH",
+                  r"^tickvisor: guest linux_bad_size: cannot load guests/linux_bad_size.bzimage: "
+                  r"kernel does not fit: it runs at 0x1000000 and needs 0x40000000 bytes",
+                  r"^tickvisor: done: 5 guests, 3 failed"]),
     # Issue 3: a guest that dies is contained; the next one still runs.
     Suite("containment",
           guestcfg.config(BY_NAME[n].guest_line() for n in

@@ -160,6 +160,27 @@ SUITES = [
                   r"^tickvisor: guest unassigned_mem: unassigned memory: 78 reads \(all ones\), "
                   r"17156 writes \(dropped\)$",
                   r"^tickvisor: done: 6 guests, 4 failed"]),
+    # Issue 14: reset and power-off requests end their guest with a status
+    # (vmm/dev/dev_power.h), hostile widths on the device ports are
+    # answered, string I/O ends the guest; each time the next guest runs.
+    Suite("containment-devices",
+          guestcfg.config(BY_NAME[n].guest_line() for n in
+                          ("power_reset_kbc", "power_reset_kbc_outport", "power_reset_cf9",
+                           "power_off_acpi", "dev_hostile", "basic")),
+          status=1, guests=[("power_reset_kbc", 249), ("power_reset_kbc_outport", 249),
+                            ("power_reset_cf9", 249), ("power_off_acpi", 0),
+                            ("dev_hostile", 250), ("basic", 0)],
+          expect=[r"^tickvisor: guest power_reset_kbc: vcpu0: reset by the keyboard controller "
+                  r"\(reset pulse command\): the guest ends \(status 249\)$",
+                  r"^tickvisor: guest power_reset_kbc_outport: vcpu0: reset by the keyboard "
+                  r"controller \(output port bit 0 cleared\)",
+                  r"^tickvisor: guest power_reset_cf9: vcpu0: reset by the reset control "
+                  r"register 0xcf9 \(hard reset\)",
+                  r"^tickvisor: guest power_off_acpi: vcpu0: power-off by ACPI sleep control "
+                  r"\(S5, soft off\): the guest ends \(status 0\)$",
+                  r"^tickvisor: guest dev_hostile: vcpu0: string I/O \(INS/OUTS\) on port "
+                  r"0x3f8 is not supported",
+                  r"^tickvisor: done: 6 guests, 4 failed"]),
     # Issue 10.7 / 15.7: no guest state hangs the boot; the time limit ends
     # each (status 254) and the next guest runs. 2 CPUs for smp_stop_cli.
     Suite("containment-hangs",

@@ -8,6 +8,7 @@
 #include "drivers/io.h"
 #include "drivers/fmt.h"
 #include "drivers/string.h"
+#include "vmm/dev/dev_io.h"
 #include "vmm/dump.h"
 #include "vmm/guest.h"
 #include "vmm/lapic_glue.h"
@@ -386,6 +387,7 @@ static int guest_run(const struct guest_spec *s)
 
 	g->spec = s;
 	g->nvcpus = s->vcpus;
+	dev_cmos_guest_init(&g->dev.rtc);
 	pr_info("guest %s: starting (%s, mem %lu MiB, %u vCPU%s, timer %s, advance %s, apicv %s, "
 		"hlt %s)", s->name, s->path, (unsigned long)(s->mem_bytes >> 20), s->vcpus,
 		s->vcpus == 1 ? "" : "s", timer_sel_name(s->opts.timer),

@@ -28,6 +28,7 @@ UNIT_SRC_advance := timer/advance.c timer/timebase.c
 UNIT_SRC_host_route := timer/host_route.c
 UNIT_SRC_caps := vmx/caps_cmp.c drivers/fmt.c drivers/string.c
 UNIT_SRC_preempt :=
+UNIT_SRC_rtc := vmm/dev/dev_rtc.c drivers/calendar.c timer/timebase.c
 
 UNIT_TESTS  := $(patsubst tests/unit/test_%.c,%,$(wildcard tests/unit/test_*.c))
 UNIT_BINS   := $(UNIT_TESTS:%=$(UNIT_OUT)/test_%)

@@ -16,6 +16,7 @@
 #include "vmm/host/mem.h"
 #include "vmm/msr.h"
 #include "vmm/dev/acpi_tables.h"
+#include "vmm/dev/dev_power.h"
 #include "vmm/loader/linux.h"
 #include "vmm/loader/multiboot.h"
 #include "vmm/host/percpu.h"
@@ -101,6 +102,13 @@ static int guest_mem_init(struct guest *g)
 	vapic_guest_init(g);
 	return 0;
 }
+
+/* The FADT and DSDT point the guest at the registers dev_power.c models. */
+_Static_assert(ACPI_TV_RESET_PORT == DEV_RESET_CONTROL_PORT &&
+	       ACPI_TV_RESET_VALUE == DEV_RESET_VALUE &&
+	       ACPI_TV_SLEEP_CTL_PORT == DEV_ACPI_SLEEP_CONTROL_PORT &&
+	       ACPI_TV_SLEEP_STS_PORT == DEV_ACPI_SLEEP_STATUS_PORT &&
+	       ACPI_TV_SLP_TYP_S5 == DEV_ACPI_SLP_TYP_S5, "FADT registers = dev_power.h");
 
 /* The ACPI tables every guest finds in its BIOS area (both loaders'
  * memory maps reserve it); vCPU n's APIC ID is n. Returns the RSDP. */

@@ -278,7 +278,8 @@ static int guest_kv(struct cfg_ctx *x, struct guest_spec *g, char *tok)
 		g->timeout_s = (uint32_t)n;
 	} else if (!strcmp(key, "cmdline")) {
 		return copy_field(x, g->cmdline, sizeof(g->cmdline), val, "cmdline too long:");
-	} else if (!strcmp(key, "module")) {
+	} else if (!strcmp(key, "module") || !strcmp(key, "initrd")) {
+		/* initrd= names the same list: a Linux guest's initrd files */
 		if (g->nmodules == TV_MAX_MODULES)
 			return cfg_error(x, "too many modules (at most 8) at", val);
 		return copy_nonempty(x, g->modules[g->nmodules++].path, TV_PATH_LEN, val,
@@ -295,8 +296,12 @@ static int parse_guest(struct cfg_ctx *x, struct tv_config *c, char **tok, unsig
 
 	if (ntok < 3)
 		return cfg_error(x, "usage: guest NAME PATH [KEY=VALUE ...]", NULL);
-	if (c->nguests == TV_MAX_GUESTS)
-		return cfg_error(x, "too many guests (at most 64)", NULL);
+	if (c->nguests == TV_MAX_GUESTS) {
+		char msg[48];
+
+		fmt_snprintf(msg, sizeof(msg), "too many guests (at most %u)", TV_MAX_GUESTS);
+		return cfg_error(x, msg, NULL);
+	}
 	if (strchr(tok[1], '=') || strchr(tok[2], '='))
 		return cfg_error(x, "usage: guest NAME PATH [KEY=VALUE ...], got", tok[1]);
 	for (uint32_t i = 0; i < c->nguests; i++)

@@ -40,8 +40,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OVMF = "/usr/share/ovmf/OVMF.fd"
 VGABIOS = "/usr/share/vgabios/vgabios.bin"
 FINAL_RE = re.compile(r"^tickvisor: final status (-?\d+)", re.M)
-# A guest booted natively (GRUB, no tickvisor) ends with this line.
-NATIVE_FINAL_RE = re.compile(r"^EXIT: status (-?\d+)", re.M)
+# A guest booted natively (GRUB, no tickvisor) ends with this line; a Linux
+# guest prints it through the kernel log, after a printk time stamp.
+NATIVE_FINAL_RE = re.compile(r"^(?:\[ *\d+\.\d+\] )?EXIT: status (-?\d+)", re.M)
 # tickvisor's markers around each guest's own serial output.
 GUEST_START_RE = re.compile(r"^tickvisor: guest (\S+): starting", re.M)
 GUEST_END_RE = re.compile(r"^tickvisor: guest (\S+) exited with status (-?\d+)", re.M)
@@ -109,7 +110,7 @@ def bochs_binary():
         return _bochs
 
 
-def bochsrc(img, workdir, cpus, megs, is_30, model, native=False):
+def bochsrc(img, workdir, cpus, megs, is_30, model, native=False, msrs=None):
     if native:
         # The same machine without tickvisor: legacy BIOS, GRUB from a CD.
         firmware = [f"romimage: file={BIOS}", "ata0-master: type=cdrom, path="
@@ -123,7 +124,9 @@ def bochsrc(img, workdir, cpus, megs, is_30, model, native=False):
         f"vgaromimage: file={VGABIOS}",
         # ips fixes the TSC rate (1 tick per instruction at 50 MHz) and
         # sync=none with a fixed time0 makes runs bit-identical.
-        f"cpu: model={model}, count={cpus}, ips=50000000, reset_on_triple_fault=0",
+        f"cpu: model={model}, count={cpus}, ips=50000000, reset_on_triple_fault=0"
+        # msrs: MSRs the model lacks, from a Bochs msrs.def-style file.
+        + (f", msrs=\"{msrs}\"" if msrs else ""),
         "clock: sync=none, time0=946684800",
         firmware[1],
         firmware[2],
@@ -142,9 +145,9 @@ def bochsrc(img, workdir, cpus, megs, is_30, model, native=False):
     return path
 
 
-def bochs_cmd(img, workdir, cpus, megs, model, native=False):
+def bochs_cmd(img, workdir, cpus, megs, model, native=False, msrs=None):
     binary, is_30 = bochs_binary()
-    rc = bochsrc(img, workdir, cpus, megs, is_30, model, native)
+    rc = bochsrc(img, workdir, cpus, megs, is_30, model, native, msrs)
     if is_30:
         return [binary, "-q", "-unlock", "-f", rc]
     cont = os.path.join(workdir, "bochs.cont")
@@ -208,7 +211,7 @@ def make_native_iso(elf, cmdline, out):
 
 
 def emulator_command(img, emu, workdir, cpus=1, megs=1024, model=DEFAULT_MODEL,
-                     need_kvm=True):
+                     need_kvm=True, msrs=None):
     """The command that boots img in emu (writing Bochs's bochsrc into
     workdir). need_kvm=False skips the /dev/kvm check (--dry-run)."""
     if emu not in EMULATORS:
@@ -217,7 +220,7 @@ def emulator_command(img, emu, workdir, cpus=1, megs=1024, model=DEFAULT_MODEL,
         sys.exit(f"tickvisor-run: EMU={emu} needs a usable /dev/kvm with nested VMX "
                  "(kvm_intel nested=1); use EMU=bochs here")
     if emu in ("bochs", "native"):
-        return bochs_cmd(img, workdir, cpus, megs, model, native=emu == "native")
+        return bochs_cmd(img, workdir, cpus, megs, model, native=emu == "native", msrs=msrs)
     return qemu_cmd(img, workdir, cpus, megs, emu != "tcg", cdrom=emu == "native-kvm")
 
 
@@ -246,7 +249,7 @@ def dry_run(img, emu, workdir, cpus=1, megs=1024, model=DEFAULT_MODEL):
 
 
 def run(img, emu, cpus=1, megs=1024, timeout=300, workdir=None, echo=False,
-        model=DEFAULT_MODEL, quiet=False):
+        model=DEFAULT_MODEL, quiet=False, msrs=None):
     """Boot img; returns (status, serial_text, workdir). emu "native" boots
     a GRUB ISO (make_native_iso) in Bochs without tickvisor."""
     img = os.path.abspath(img)
@@ -258,7 +261,7 @@ def run(img, emu, cpus=1, megs=1024, timeout=300, workdir=None, echo=False,
         if os.path.exists(os.path.join(workdir, name)):
             os.unlink(os.path.join(workdir, name))
     final_re = NATIVE_FINAL_RE if emu.startswith("native") else FINAL_RE
-    cmd = emulator_command(img, emu, workdir, cpus, megs, model)
+    cmd = emulator_command(img, emu, workdir, cpus, megs, model, msrs=msrs)
     serial_path = os.path.join(workdir, "com1.log")
     with open(os.path.join(workdir, "emu.out"), "w") as out, \
          open(os.path.join(workdir, "emu.err"), "w") as err:

@@ -134,6 +134,10 @@ def make_image(build, suite):
     os.makedirs(work, exist_ok=True)
     img = emu.esp_with_config(os.path.join(build, "esp.img"), os.path.join(work, "esp.img"),
                               os.path.join(work, "tickvisor.cfg"), suite.config)
+    # Guest files of the suite's own (the Linux kernel and initrd).
+    for src, name in getattr(suite, "esp_files", lambda: [])():
+        subprocess.run(["mcopy", "-o", "-i", img, src, f"::/EFI/tickvisor/guests/{name}"],
+                       check=True)
     return img, work
 
 
@@ -180,6 +184,8 @@ def report_suite(res, suite, status, serial, work, secs):
     guests = emu.split_guests(serial)
     for name, expect_status in suite.guests:
         check_guest(res, suite, name, expect_status, guests.get(name))
+    if hasattr(suite, "summary"):
+        print(suite.summary(serial))
     if res.failed > failed_before:
         emu.diagnose(work, serial, f"suite {suite.name} failed")
 

@@ -116,6 +116,8 @@ struct guest {
 	uint32_t ept_gen;               /* bumped by every EPT change after start */
 	uint32_t ept_pages_ram;         /* EPT table pages once RAM was mapped */
 	uint32_t entry, mbi;            /* Multiboot entry point and boot info */
+	bool boot_linux;                /* a bzImage: entry is startup_32, mbi boot_params */
+	uint32_t linux_gdt;             /* ... and the GDT the loader wrote for it */
 	bool ended;
 	int status;
 	uint64_t deadline_tsc;          /* time limit, 0: none */

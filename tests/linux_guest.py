@@ -1,0 +1,155 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""The Linux guest (issue 14) for make test and make bench: its image
+(scripts/linux-guest.py), its command line, a native GRUB ISO of it, and
+what its serial output says (guest-tests/linux/init prints it).
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+IMAGE_SCRIPT = os.path.join(ROOT, "scripts", "linux-guest.py")
+
+# cyclictest as /init runs it (rt-tests 2.4 has no -n any more: it always
+# sleeps with clock_nanosleep): one thread per CPU, each pinned to its CPU,
+# SCHED_FIFO 99, memory locked, 1 ms interval, 2,000 loops, a 200 us
+# histogram. Commas stand for spaces on the kernel command line.
+CYCLICTEST = "-m,-q,-t,2,-a,-i,1000,-l,2000,-h,200,--priority=99,--policy=fifo"
+
+# The kernel's part of the command line. console=ttyS0 puts the kernel log
+# (and with it /init's lines, written to /dev/kmsg) on COM1; the console
+# writes the UART polled, so no IRQ is needed for it.
+CONSOLE = "console=ttyS0,115200"
+
+
+def cmdline(cpus, clockevent=None, extra=""):
+    """The full command line: kernel options, then /init's expectations."""
+    words = [CONSOLE, extra, f"linuxguest.cpus={cpus}",
+             f"linuxguest.clockevent={clockevent}" if clockevent else "",
+             f"linuxguest.cyclictest={CYCLICTEST}"]
+    return " ".join(w for w in words if w)
+
+
+def native_cmdline(cpus, tsc_hz, clockevent=None):
+    """Natively in Bochs, CPUID 0x15/0x16 claim a TSC of some GHz while it
+    ticks at `ips` (PLATFORM.md): Linux would trust CPUID and keep time 70
+    times too slow. tsc_early_khz skips that and Linux refines the TSC
+    rate against the HPET, as tickvisor's guests get it from CPUID."""
+    return cmdline(cpus, clockevent, f"tsc_early_khz={tsc_hz // 1000}")
+
+
+# Bochs's Skylake-X (model 0x55 stepping 4) has no IA32_BIOS_SIGN_ID, so a
+# native Linux reads microcode revision 0 and, by its TSC-deadline errata
+# table (arch/x86/kernel/apic/apic.c, apic_validate_deadline_timer: Skylake-X
+# stepping 4 needs 0x02000014), falls back to the one-shot APIC timer.
+# Under tickvisor it skips that table (CPUID's hypervisor bit) and uses the
+# TSC-deadline timer. So that the baseline runs the same timer mode, the
+# native machine reports a fixed revision: one MSR line in Bochs's
+# msrs.def format (address, type, reset hi/lo, reserved hi/lo, ignored
+# hi/lo; all bits ignored, so the update handshake's write of 0 leaves it).
+BOCHS_MSRS = ("0x08b 0 02006e05 00000000 00000000 00000000 ffffffff ffffffff"
+              "  # IA32_BIOS_SIGN_ID: microcode revision 0x2006e05\n")
+
+
+def bochs_msrs(path):
+    """Write BOCHS_MSRS to path (for emu.run(msrs=path))."""
+    with open(path, "w") as f:
+        f.write(BOCHS_MSRS)
+    return path
+
+
+class ImageMissing(Exception):
+    pass
+
+
+def image():
+    """(kernel, initrd): scripts/linux-guest.py downloads and builds them
+    once (~/.cache/tickvisor/linux), later calls only check."""
+    r = subprocess.run([sys.executable, IMAGE_SCRIPT], capture_output=True, text=True)
+    paths = dict(line.split(" ", 1) for line in r.stdout.splitlines() if " " in line)
+    if r.returncode or "kernel" not in paths or "initrd" not in paths:
+        raise ImageMissing(f"{IMAGE_SCRIPT} failed (status {r.returncode}):\n"
+                           f"{r.stderr.strip()}")
+    return paths["kernel"], paths["initrd"]
+
+
+def native_iso(kernel, initrd, args, out):
+    """A GRUB rescue ISO that boots kernel + initrd with args: the native
+    (no hypervisor) baseline in the same Bochs machine, legacy BIOS."""
+    root = tempfile.mkdtemp(prefix="tickvisor-linux-iso-")
+    try:
+        os.makedirs(os.path.join(root, "boot", "grub"))
+        shutil.copyfile(kernel, os.path.join(root, "boot", "vmlinuz"))
+        shutil.copyfile(initrd, os.path.join(root, "boot", "initrd.gz"))
+        with open(os.path.join(root, "boot", "grub", "grub.cfg"), "w") as f:
+            f.write("set timeout=0\nset default=0\n"
+                    "serial --unit=0 --speed=115200\nterminal_input serial\n"
+                    "terminal_output serial\n"
+                    f'menuentry "linux" {{\n  linux /boot/vmlinuz {args}\n'
+                    "  initrd /boot/initrd.gz\n  boot\n}\n")
+        subprocess.run(["grub-mkrescue", "-o", out, root], check=True, capture_output=True)
+    finally:
+        shutil.rmtree(root)
+    return out
+
+
+# --- what the guest printed ---------------------------------------------------
+
+# A kernel log line: optional printk time stamp, then the text.
+_STAMP = r"^(?:\[ *\d+\.\d+\] )?"
+GUEST_RE = re.compile(_STAMP + r"linux-guest: (.*)$", re.M)
+CYCLIC_RE = re.compile(_STAMP + r"linux-guest: cyclictest: (.*)$", re.M)
+# The kernel's own complaints (guest-tests/linux/init checks the same).
+KERNEL_BAD_RE = re.compile(r"WARNING: CPU: |kernel BUG at|BUG: |Oops|Call Trace|cut here \]")
+
+
+def cyclictest(serial):
+    """{"threads": [{"min", "avg", "max", "overflows"}...], "hist":
+    {us: [count per thread]}} from cyclictest's -h output, or None when its
+    summary is missing. Latencies in microseconds, as cyclictest prints."""
+    lines = CYCLIC_RE.findall(serial)
+    rows = {}
+    for key in ("Min Latencies", "Avg Latencies", "Max Latencies", "Histogram Overflows"):
+        for line in lines:
+            if line.startswith(f"# {key}:"):
+                rows[key] = [int(v) for v in line.split(":", 1)[1].split()]
+    if "Max Latencies" not in rows:
+        return None
+    n = len(rows["Max Latencies"])
+    threads = [{"min": rows.get("Min Latencies", [None] * n)[i],
+                "avg": rows.get("Avg Latencies", [None] * n)[i],
+                "max": rows["Max Latencies"][i],
+                "overflows": rows.get("Histogram Overflows", [0] * n)[i]} for i in range(n)]
+    hist = {}
+    for line in lines:
+        m = re.match(r"^(\d+)((?: \d+)+)$", line.strip())
+        if m:
+            hist[int(m.group(1))] = [int(v) for v in m.group(2).split()]
+    return {"threads": threads, "hist": hist}
+
+
+def guest_facts(serial):
+    """{"clocksource", "clockevents": [...], "cpus_online", "checks":
+    [(ok, what)], "summary"} from /init's lines."""
+    facts = {"clockevents": [], "checks": []}
+    for line in GUEST_RE.findall(serial):
+        if line.startswith("clocksource: "):
+            facts["clocksource"] = line.split(": ", 1)[1].split(" ")[0]
+        elif line.startswith("clockevent: "):
+            facts["clockevents"].append(line.rsplit(": ", 1)[1])
+        elif line.startswith("cpus online: "):
+            facts["cpus_online"] = line.split(": ", 1)[1]
+        elif line.startswith(("PASS: ", "FAIL: ")):
+            facts["checks"].append((line.startswith("PASS"), line[6:]))
+        elif line.startswith("SUMMARY: "):
+            facts["summary"] = line[9:]
+    return facts
+
+
+def kernel_complaints(serial):
+    """The kernel log lines that report a kernel bug (not /init's own)."""
+    return [l for l in serial.splitlines()
+            if KERNEL_BAD_RE.search(l) and "linux-guest: " not in l]

@@ -76,6 +76,17 @@ def image():
     return paths["kernel"], paths["initrd"]
 
 
+ESP_FILES = ("vmlinuz", "initrd.gz")       # in EFI/tickvisor/guests/
+
+
+def copy_to_esp(img, kernel, initrd):
+    """Put the kernel and initrd into an ESP image as guests/vmlinuz and
+    guests/initrd.gz (what cmdline()'s guest lines name)."""
+    for src, name in zip((kernel, initrd), ESP_FILES):
+        subprocess.run(["mcopy", "-o", "-i", img, src, f"::/EFI/tickvisor/guests/{name}"],
+                       check=True)
+
+
 def native_iso(kernel, initrd, args, out):
     """A GRUB rescue ISO that boots kernel + initrd with args: the native
     (no hypervisor) baseline in the same Bochs machine, legacy BIOS."""

@@ -327,8 +327,7 @@ class LinuxSuite(Suite):
         self.reject = [r"^(?!.*linux-guest: ).*(" + linux_guest.KERNEL_BAD_RE.pattern + ")"]
 
     def esp_files(self):
-        kernel, initrd = linux_guest.image()
-        return [(kernel, "vmlinuz"), (initrd, "initrd.gz")]
+        return list(zip(linux_guest.image(), linux_guest.ESP_FILES))
 
     def summary(self, serial):
         """The figures worth a line in make test's output."""

@@ -123,7 +123,8 @@ $(BUILD)/smp.cfg: guest-tests/unittests.cfg scripts/guestcfg.py
 	@mkdir -p $(dir $@)
 	$(Q)$(PYTHON) scripts/guestcfg.py smp $@
 
-$(BUILD)/esp.img: $(BUILD)/tickvisor.efi $(BUILD)/tickvisor.cfg $(BUILD)/smp.cfg $(GUEST_ELFS)
+$(BUILD)/esp.img: $(BUILD)/tickvisor.efi $(BUILD)/tickvisor.cfg $(BUILD)/smp.cfg $(GUEST_ELFS) \
+		  $(GUEST_BZIMAGES)
 	$(call say,ESP,$@)
 	$(Q)rm -f $@.tmp && truncate -s $$(( $(ESP_SECTORS) * 512 )) $@.tmp
 	$(Q)mformat -i $@.tmp -T $(ESP_SECTORS) -h 16 -s 63 -v TICKVISOR ::
@@ -132,6 +133,7 @@ $(BUILD)/esp.img: $(BUILD)/tickvisor.efi $(BUILD)/tickvisor.cfg $(BUILD)/smp.cfg
 	$(Q)mcopy -i $@.tmp $(BUILD)/tickvisor.cfg ::/EFI/tickvisor/tickvisor.cfg
 	$(Q)mcopy -i $@.tmp $(BUILD)/smp.cfg ::/EFI/tickvisor/smp.cfg
 	$(Q)$(if $(GUEST_ELFS),mcopy -i $@.tmp $(GUEST_ELFS) ::/EFI/tickvisor/guests/)
+	$(Q)$(if $(GUEST_BZIMAGES),mcopy -i $@.tmp $(GUEST_BZIMAGES) ::/EFI/tickvisor/guests/)
 	$(Q)mv $@.tmp $@
 
 # --- host unit tests (cmocka, ASan + UBSan) ----------------------------------

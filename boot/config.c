@@ -245,7 +245,8 @@ static int guest_kv(struct cfg_ctx *x, struct guest_spec *g, char *tok)
 		g->timeout_s = (uint32_t)n;
 	} else if (!strcmp(key, "cmdline")) {
 		return copy_field(x, g->cmdline, sizeof(g->cmdline), val, "cmdline too long:");
-	} else if (!strcmp(key, "module")) {
+	} else if (!strcmp(key, "module") || !strcmp(key, "initrd")) {
+		/* initrd= names the same list: a Linux guest's initrd files */
 		if (g->nmodules == TV_MAX_MODULES)
 			return cfg_error(x, "too many modules (at most 8) at", val);
 		return copy_nonempty(x, g->modules[g->nmodules++].path, TV_PATH_LEN, val,

@@ -40,7 +40,8 @@ static void test_uart(void)
 	report(inb(COM1 + UART_SCR) == 0xa5, "scratch register keeps 0xa5");
 	report(inb(COM1 + UART_LSR) == (UART_LSR_THRE | UART_LSR_TEMT),
 	       "LSR: transmitter empty and idle, no data");
-	report(inb(COM1 + UART_IIR) == 0x01, "IIR: no interrupt pending");
+	/* 0xc0: FIFOs on, as the runtime's FCR 0x07 left them (PC16550D, IIR bits 7:6) */
+	report(inb(COM1 + UART_IIR) == 0xc1, "IIR: no interrupt pending, FIFOs enabled");
 	report(inb(COM1 + UART_MSR) == 0xb0, "MSR: DCD, DSR, CTS");
 	report(inb(COM1 - 1) == 0xff && inb(COM1 + 8) == 0xff,
 	       "ports 0x%x and 0x%x around COM1 read all ones", COM1 - 1, COM1 + 8);
@@ -59,6 +60,37 @@ static void test_pic(void)
 	report_prefix_pop();
 }
 
+/* The data window reads all ones at every width and offset inside it,
+ * whatever 0xcf8 selects (enable bit off, the host bridge's register 0,
+ * the last register of the last function on bus 255), and drops writes
+ * of every width without touching 0xcf8. */
+static void test_pci_data_widths(void)
+{
+	static const uint32_t addrs[] = {
+		0, PCI_ENABLE, PCI_ENABLE | 0x800u | 0x3cu,
+		PCI_ENABLE | 255u << 16 | 31u << 11 | 7u << 8 | 0xfcu,
+	};
+	bool ones = true, kept = true;
+
+	for (unsigned a = 0; a < ARRAY_SIZE(addrs); a++) {
+		outl(PCI_ADDR, addrs[a]);
+		for (uint16_t off = 0; off < 4; off++) {
+			outb(PCI_DATA + off, 0);
+			ones &= inb(PCI_DATA + off) == 0xff;
+			if (off < 3) {
+				outw(PCI_DATA + off, 0);
+				ones &= inw(PCI_DATA + off) == 0xffff;
+			}
+		}
+		outl(PCI_DATA, 0);
+		ones &= inl(PCI_DATA) == 0xffffffffu;
+		kept &= inl(PCI_ADDR) == addrs[a];
+	}
+	report(ones, "0xcfc-0xcff read all ones as bytes, words (0xcfd too) and a dword, "
+	       "after writes of each, for %u addresses", (unsigned)ARRAY_SIZE(addrs));
+	report(kept, "data-window accesses leave 0xcf8 as written");
+}
+
 static void test_pci(void)
 {
 	report_prefix_push("pci");
@@ -72,6 +104,7 @@ static void test_pci(void)
 	       "0xcfe-0xcff read all ones");
 	report(inb(PCI_ADDR + 3) == 0xff && inb(PCI_DATA + 4) == 0xff,
 	       "0xcfb and 0xd00 (unclaimed) read all ones");
+	test_pci_data_widths();
 	outl(PCI_ADDR, 0);
 	report_prefix_pop();
 }

@@ -7,7 +7,7 @@
 # same image relabelled ELF32 for QEMU's -kernel, which refuses ELF64;
 # the code inside stays 64-bit (kvm-unit-tests does the same).
 #
-#   make guests         every NAME.elf and NAME.elf32
+#   make guests         every NAME.elf and NAME.elf32, and NAME.bzimage
 
 GUEST_SRC     := guest-tests
 GUEST_OUT     := $(BUILD)/guests
@@ -55,4 +55,16 @@ $(GUEST_ELF32S): $(GUEST_OUT)/%.elf32: $(GUEST_OUT)/%.elf
 	$(call say,OBJCOPY,$@)
 	$(Q)$(OBJCOPY) -O elf32-i386 $< $@
 
--include $(GUEST_C_OBJ:.o=.d) $(GUEST_ASM_OBJ:.o=.d)
+# Linux boot protocol witnesses: guest-tests/NAME.asm (top level; lib/
+# has the runtime's) assembled flat into $(BUILD)/guests/NAME.bzimage, a
+# setup header and 32-bit code, copied to the ESP beside the ELFs.
+GUEST_BZIMAGES := $(patsubst $(GUEST_SRC)/%.asm,$(GUEST_OUT)/%.bzimage,\
+                    $(wildcard $(GUEST_SRC)/*.asm))
+guests: $(GUEST_BZIMAGES)
+
+$(GUEST_BZIMAGES): $(GUEST_OUT)/%.bzimage: $(GUEST_SRC)/%.asm
+	$(call say,NASM,$<)
+	@mkdir -p $(dir $@)
+	$(Q)$(NASM) -f bin -I$(GUEST_SRC)/ -MD $(@:.bzimage=.d) -MP -o $@ $<
+
+-include $(GUEST_C_OBJ:.o=.d) $(GUEST_ASM_OBJ:.o=.d) $(GUEST_BZIMAGES:.bzimage=.d)

@@ -120,6 +120,22 @@ SUITES = [
     Suite("guest-missing", "guest lost guests/does-not-exist.elf mem=16M\n", status=1,
           expect=[r"^tickvisor: error: \\EFI\\tickvisor\\tickvisor.cfg:1: guest lost: cannot "
                   r"read \\EFI\\tickvisor\\guests\\does-not-exist.elf: file not found"]),
+    # Issue 14: a bzImage tickvisor cannot load (guest-tests/linux_bad_*.asm)
+    # ends that guest with status 255 and the reason; the good bzImage and
+    # a Multiboot guest after them still run.
+    Suite("linux-load-errors",
+          guestcfg.config([guestcfg.guest_line(n, f"{n}.bzimage", "64M", 1, 10, "linux_boot")
+                           for n in ("linux_bad_protocol", "linux_bad_zimage", "linux_bad_size")] +
+                          [BY_NAME["linux_boot"].guest_line(), BY_NAME["basic"].guest_line()]),
+          status=1, guests=[("linux_bad_protocol", 255), ("linux_bad_zimage", 255),
+                            ("linux_bad_size", 255), ("linux_boot", 0), ("basic", 0)],
+          expect=[r"^tickvisor: guest linux_bad_protocol: cannot load "
+                  r"guests/linux_bad_protocol.bzimage: boot protocol 2.09 is older than 2.10",
+                  r"^tickvisor: guest linux_bad_zimage: cannot load guests/linux_bad_zimage."
+                  r"bzimage: not a bzImage: loadflags 0x0 lack LOADED_HIGH",
+                  r"^tickvisor: guest linux_bad_size: cannot load guests/linux_bad_size.bzimage: "
+                  r"kernel does not fit: it runs at 0x1000000 and needs 0x40000000 bytes",
+                  r"^tickvisor: done: 5 guests, 3 failed"]),
     # Issue 3: a guest that dies is contained; the next one still runs.
     Suite("containment",
           guestcfg.config(BY_NAME[n].guest_line() for n in
@@ -143,6 +159,27 @@ SUITES = [
                   r"0xd0000040 at rip 0x[0-9a-f]+: reads all ones$",
                   r"^tickvisor: guest unassigned_mem: unassigned memory: 78 reads \(all ones\), "
                   r"17156 writes \(dropped\)$",
+                  r"^tickvisor: done: 6 guests, 4 failed"]),
+    # Issue 14: reset and power-off requests end their guest with a status
+    # (vmm/dev/dev_power.h), hostile widths on the device ports are
+    # answered, string I/O ends the guest; each time the next guest runs.
+    Suite("containment-devices",
+          guestcfg.config(BY_NAME[n].guest_line() for n in
+                          ("power_reset_kbc", "power_reset_kbc_outport", "power_reset_cf9",
+                           "power_off_acpi", "dev_hostile", "basic")),
+          status=1, guests=[("power_reset_kbc", 249), ("power_reset_kbc_outport", 249),
+                            ("power_reset_cf9", 249), ("power_off_acpi", 0),
+                            ("dev_hostile", 250), ("basic", 0)],
+          expect=[r"^tickvisor: guest power_reset_kbc: vcpu0: reset by the keyboard controller "
+                  r"\(reset pulse command\): the guest ends \(status 249\)$",
+                  r"^tickvisor: guest power_reset_kbc_outport: vcpu0: reset by the keyboard "
+                  r"controller \(output port bit 0 cleared\)",
+                  r"^tickvisor: guest power_reset_cf9: vcpu0: reset by the reset control "
+                  r"register 0xcf9 \(hard reset\)",
+                  r"^tickvisor: guest power_off_acpi: vcpu0: power-off by ACPI sleep control "
+                  r"\(S5, soft off\): the guest ends \(status 0\)$",
+                  r"^tickvisor: guest dev_hostile: vcpu0: string I/O \(INS/OUTS\) on port "
+                  r"0x3f8 is not supported",
                   r"^tickvisor: done: 6 guests, 4 failed"]),
     # Issue 10.7 / 15.7: no guest state hangs the boot; the time limit ends
     # each (status 254) and the next guest runs. 2 CPUs for smp_stop_cli.

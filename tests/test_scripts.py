@@ -179,7 +179,24 @@ class RunnerRequest(Tmp):
         run.assert_not_called()
         self.assertEqual(status, 2)
         self.assertIn("tickvisor-run: error: ", err.getvalue())
-        self.assertIn("plain.txt: not a Multiboot kernel", err.getvalue())
+        self.assertIn("plain.txt: neither a Multiboot kernel nor a bzImage", err.getvalue())
+
+    def test_bzimage_gets_append_alone(self):
+        """A Linux kernel (setup header magic "HdrS" at 0x202) is accepted;
+        its command line is --append without the kernel path, as QEMU
+        gives -append to a Linux -kernel."""
+        head = bytearray(0x400)
+        head[0x202:0x206] = b"HdrS"
+        kernel = self.file("vmlinuz", bytes(head))
+        mod = self.file("initrd.cpio", b"070701")
+        a = self.args("--append", "console=ttyS0 quiet", "--initrd", mod, "--smp", "2")
+        a.kernel = kernel
+        modules, cmdline = runner.check_request(a)
+        self.assertEqual(cmdline, "console=ttyS0 quiet")
+        self.assertEqual(modules, [mod])
+        text = runner.config_text(a, "vmlinuz", modules, cmdline, 256)
+        self.assertIn('cmdline="console=ttyS0 quiet"', text)
+        self.assertIn('module="guests/initrd.cpio"', text)
 
     def test_status_is_the_guests(self):
         serial = ("tickvisor: guest k: starting (x)\nFAIL: one\n"

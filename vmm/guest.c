@@ -8,12 +8,16 @@
 #include "drivers/io.h"
 #include "drivers/fmt.h"
 #include "drivers/string.h"
+#include "vmm/dev/dev_io.h"
 #include "vmm/dump.h"
 #include "vmm/guest.h"
 #include "vmm/lapic_glue.h"
 #include "vmm/host/log.h"
 #include "vmm/host/mem.h"
 #include "vmm/msr.h"
+#include "vmm/dev/acpi_tables.h"
+#include "vmm/dev/dev_power.h"
+#include "vmm/loader/linux.h"
 #include "vmm/loader/multiboot.h"
 #include "vmm/host/percpu.h"
 #include "vmm/host/platform.h"
@@ -99,7 +103,58 @@ static int guest_mem_init(struct guest *g)
 	return 0;
 }
 
-static int guest_load(struct guest *g, uint32_t *entry, uint32_t *mbi)
+/* The FADT and DSDT point the guest at the registers dev_power.c models. */
+_Static_assert(ACPI_TV_RESET_PORT == DEV_RESET_CONTROL_PORT &&
+	       ACPI_TV_RESET_VALUE == DEV_RESET_VALUE &&
+	       ACPI_TV_SLEEP_CTL_PORT == DEV_ACPI_SLEEP_CONTROL_PORT &&
+	       ACPI_TV_SLEEP_STS_PORT == DEV_ACPI_SLEEP_STATUS_PORT &&
+	       ACPI_TV_SLP_TYP_S5 == DEV_ACPI_SLP_TYP_S5, "FADT registers = dev_power.h");
+
+/* The ACPI tables every guest finds in its BIOS area (both loaders'
+ * memory maps reserve it); vCPU n's APIC ID is n. Returns the RSDP. */
+static int guest_acpi(struct guest *g, uint64_t *rsdp)
+{
+	uint32_t ids[TV_MAX_CPUS];
+	struct acpi_tables_layout at;
+	char err[160];
+
+	for (uint32_t i = 0; i < g->nvcpus; i++)
+		ids[i] = i;
+	if (acpi_tables_build(g->ram + ACPI_TABLES_BASE, ACPI_TABLES_SIZE, ACPI_TABLES_BASE, ids,
+			      g->nvcpus, &at, err, sizeof(err)))
+		return guest_end(g, GUEST_STATUS_LOAD_FAIL, "cannot build ACPI tables: %s", err);
+	*rsdp = at.rsdp;
+	return 0;
+}
+
+/* A bzImage by the Linux boot protocol; the modules are its initrd. */
+static int guest_load_linux(struct guest *g, uint64_t rsdp)
+{
+	const struct guest_spec *s = g->spec;
+	struct linux_initrd parts[TV_MAX_MODULES];
+	struct linux_boot b = { .cmdline = s->cmdline, .initrd = parts, .ninitrd = s->nmodules,
+				.acpi_rsdp = rsdp };
+	struct linux_result r;
+	char err[LX_ERR_LEN];
+
+	for (uint32_t i = 0; i < s->nmodules; i++)
+		parts[i] = (struct linux_initrd){ s->modules[i].data, s->modules[i].size,
+						  s->modules[i].path };
+	if (linux_load(g->ram, g->ram_size, s->image, s->image_size, &b, &r, err, sizeof(err)))
+		return guest_end(g, GUEST_STATUS_LOAD_FAIL, "cannot load %s: %s", s->path, err);
+	g->boot_linux = true;
+	g->entry = r.entry;
+	g->mbi = r.boot_params;
+	g->linux_gdt = r.gdt;
+	pr_info("guest %s: Linux boot protocol %u.%02u: kernel %#lx-%#lx (runs to %#lx), "
+		"initrd %#lx+%#lx", s->name, r.protocol >> 8, r.protocol & 0xff,
+		(unsigned long)r.kernel_start, (unsigned long)r.kernel_end,
+		(unsigned long)r.runtime_end, (unsigned long)r.initrd_start,
+		(unsigned long)r.initrd_size);
+	return 0;
+}
+
+static int guest_load_multiboot(struct guest *g)
 {
 	const struct guest_spec *s = g->spec;
 	struct mb_module mods[TV_MAX_MODULES];
@@ -112,11 +167,26 @@ static int guest_load(struct guest *g, uint32_t *entry, uint32_t *mbi)
 	if (multiboot_load(g->ram, g->ram_size, s->image, s->image_size, s->cmdline, mods,
 			   s->nmodules, &r, err, sizeof(err)))
 		return guest_end(g, GUEST_STATUS_LOAD_FAIL, "cannot load %s: %s", s->path, err);
-	*entry = r.entry;
-	*mbi = r.mbi;
+	g->entry = r.entry;
+	g->mbi = r.mbi;
 	pr_debug("guest %s: kernel %#lx-%#lx, entry %#x, boot info %#x", s->name,
 		 (unsigned long)r.kernel_start, (unsigned long)r.kernel_end, r.entry, r.mbi);
 	return 0;
+}
+
+/* The tables first: a Multiboot kernel that loads itself over the BIOS
+ * area wins (its memory map called that area reserved). A bzImage is
+ * known by its setup header magic, anything else is Multiboot. */
+static int guest_load(struct guest *g)
+{
+	const struct guest_spec *s = g->spec;
+	uint64_t rsdp;
+
+	if (guest_acpi(g, &rsdp))
+		return -1;
+	if (linux_is_bzimage(s->image, s->image_size))
+		return guest_load_linux(g, rsdp);
+	return guest_load_multiboot(g);
 }
 
 #define VCPU_STOP_US 5000000u   /* an AP must be back this soon after the end */
@@ -177,7 +247,9 @@ static void vcpu_thread(void *arg)
 	}
 	vcpu_timer_init(v);
 	vcpu_timer_calibrate(v);
-	if (v->id == 0)
+	if (v->id == 0 && g->boot_linux)
+		vcpu_reset_linux(v, g->entry, g->mbi, g->linux_gdt);
+	else if (v->id == 0)
 		vcpu_reset_multiboot(v, g->entry, g->mbi);
 	else
 		v->wait_sipi = true;    /* APs wait for the guest's INIT-SIPI */
@@ -323,6 +395,7 @@ static int guest_run(const struct guest_spec *s)
 
 	g->spec = s;
 	g->nvcpus = s->vcpus;
+	dev_cmos_guest_init(&g->dev.rtc);
 	pr_info("guest %s: starting (%s, mem %lu MiB, %u vCPU%s, timer %s, advance %s, apicv %s, "
 		"hlt %s)", s->name, s->path, (unsigned long)(s->mem_bytes >> 20), s->vcpus,
 		s->vcpus == 1 ? "" : "s", timer_sel_name(s->opts.timer),
@@ -333,7 +406,7 @@ static int guest_run(const struct guest_spec *s)
 		guest_end(g, GUEST_STATUS_LOAD_FAIL, "wants %u vCPUs but only %u CPUs are up",
 			  s->vcpus, ncpus_online);
 	else if (!guest_check_cpus(g) && !guest_mem_init(g) &&
-		 !guest_load(g, &g->entry, &g->mbi)) {
+		 !guest_load(g)) {
 		log_defer(true);
 		stopped = guest_run_vcpus(g);
 		log_defer(false);

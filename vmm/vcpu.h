@@ -8,6 +8,8 @@
 #include "timer/advance.h"
 #include "timer/host.h"
 #include "vmm/host/spinlock.h"
+#include "vmm/dev/dev_rtc.h"
+#include "vmm/dev/dev_uart.h"
 #include "vmx/ept.h"
 #include "vmx/exit.h"
 #include "vmx/regs.h"
@@ -15,6 +17,8 @@
 /* Statuses tickvisor gives a guest it ends (a guest's own debug-exit
  * status is whatever it wrote to port 0xf4). */
 enum guest_status {
+	GUEST_STATUS_POWER_OFF    = 0,    /* the guest powered itself off (vmm/dev/dev_power.h) */
+	GUEST_STATUS_RESET        = 249,  /* the guest asked for a reset: nothing restarts it */
 	GUEST_STATUS_KILLED       = 250,  /* unhandled exit, bad state, bad request */
 	GUEST_STATUS_TRIPLE_FAULT = 251,
 	GUEST_STATUS_BAD_ACCESS   = 252,  /* access outside RAM and devices */
@@ -82,8 +86,13 @@ struct vcpu {
 
 /* Port-I/O device state of a guest (the models in vmm/dev/). */
 struct guest_devices {
-	uint8_t uart_lcr, uart_scr;     /* COM1 line control, scratch */
+	struct dev_uart uart;           /* COM1 */
+	struct dev_rtc rtc;             /* CMOS clock and RAM (0x70/0x71) */
 	uint32_t pci_addr;              /* last value written to 0xcf8 */
+	uint8_t reset_control;          /* 0xcf9: SYS_RST, FULL_RST */
+	uint8_t acpi_sleep_status;      /* SLEEP_STATUS_REG: WAK_STS */
+	uint8_t kbc_pending;            /* 8042: command awaiting its data byte, 0: none */
+	bool kbc_last_data;             /* 8042: the last write went to 0x60, not 0x64 */
 	uint16_t fwcfg_key;             /* fw_cfg selector */
 	uint32_t fwcfg_off;             /* read offset within the item */
 	struct spinlock lock;           /* vCPUs share these devices */
@@ -107,6 +116,8 @@ struct guest {
 	uint32_t ept_gen;               /* bumped by every EPT change after start */
 	uint32_t ept_pages_ram;         /* EPT table pages once RAM was mapped */
 	uint32_t entry, mbi;            /* Multiboot entry point and boot info */
+	bool boot_linux;                /* a bzImage: entry is startup_32, mbi boot_params */
+	uint32_t linux_gdt;             /* ... and the GDT the loader wrote for it */
 	bool ended;
 	int status;
 	uint64_t deadline_tsc;          /* time limit, 0: none */

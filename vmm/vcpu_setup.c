@@ -11,6 +11,7 @@
 #include "vmm/host/log.h"
 #include "vmm/host/mem.h"
 #include "vmm/msr.h"
+#include "vmm/loader/linux.h"
 #include "vmm/loader/multiboot.h"
 #include "vmm/host/percpu.h"
 #include "vmm/host/platform.h"
@@ -186,6 +187,26 @@ void vcpu_reset_multiboot(struct vcpu *v, uint32_t entry, uint32_t mbi)
 	reset_flat(v, CR0_PE | CR0_ET, entry);
 	v->regs.gpr[GPR_RAX] = MB_BOOTLOADER_MAGIC;
 	v->regs.gpr[GPR_RBX] = mbi;
+}
+
+/* Documentation/arch/x86/boot.rst, "32-bit Boot Protocol": protected
+ * mode, paging off, interrupts off; a GDT loaded with 4 GiB flat
+ * __BOOT_CS (0x10) and __BOOT_DS (0x18), CS = __BOOT_CS, DS = ES = SS =
+ * __BOOT_DS (FS and GS too, as the real-mode section recommends); ESI =
+ * boot_params; EBP, EDI and EBX zero (reset_flat clears every GPR). The
+ * hidden segment parts match the descriptors in that GDT, so a reload
+ * of any selector gives the guest what it already has. */
+void vcpu_reset_linux(struct vcpu *v, uint32_t entry, uint32_t boot_params, uint32_t gdt)
+{
+	for (enum vmx_seg s = SEG_ES; s <= SEG_GS; s++)
+		vmx_write_seg(s, LX_BOOT_DS, 0, 0xffffffff, SEG_AR_DATA32);
+	vmx_write_seg(SEG_CS, LX_BOOT_CS, 0, 0xffffffff, SEG_AR_CODE32);
+	vmx_write_seg(SEG_LDTR, 0, 0, 0xffff, SEG_AR_LDT | SEG_AR_UNUSABLE);
+	vmx_write_seg(SEG_TR, 0, 0, 0xffff, SEG_AR_TSS_BUSY);
+	reset_flat(v, CR0_PE | CR0_ET, entry);
+	vmwrite(VMCS_GUEST_GDTR_BASE, gdt);
+	vmwrite(VMCS_GUEST_GDTR_LIMIT, LX_GDT_LIMIT);
+	v->regs.gpr[GPR_RSI] = boot_params;
 }
 
 /* SDM Vol. 3A, "Processor State After Reset" (INIT column), entered at

@@ -21,6 +21,9 @@ static inline void vcpu_set_ctl(uint32_t *cached, uint64_t field, unsigned bit, 
 bool vcpu_setup_vmcs(struct vcpu *v, char *err, size_t errlen);
 /* Start state for a Multiboot kernel (32-bit protected mode, paging off). */
 void vcpu_reset_multiboot(struct vcpu *v, uint32_t entry, uint32_t mbi);
+/* The Linux "32-bit Boot Protocol" start: CS/DS from the loader's GDT,
+ * ESI = boot_params (vmm/loader/linux.h). */
+void vcpu_reset_linux(struct vcpu *v, uint32_t entry, uint32_t boot_params, uint32_t gdt);
 /* Start state of an AP at a SIPI: real mode at the vector's page. */
 void vcpu_reset_sipi(struct vcpu *v, uint8_t vector);
 /* Guest CR0/CR4 as the guest sees them -> the value VMX runs with. */

@@ -306,6 +306,14 @@ static void test_guest_vcpus_cmdline_modules(void **state)
 	expect_err("\n\nguest a img module=m1 module=m2 module=m3 module=m4 "
 		   "module=m5 module=m6 module=m7 module=m8 module=m9", 3,
 		   "too many modules (at most 8) at 'm9'");
+	/* initrd= is module= under the name a Linux guest line reads better
+	 * with: one list, in the order written. */
+	parse_ok("guest a vmlinuz initrd=a.cpio module=b.cpio initrd=\"c d.cpio\"");
+	assert_int_equal(cfg.guests[0].nmodules, 3);
+	assert_string_equal(cfg.guests[0].modules[0].path, "a.cpio");
+	assert_string_equal(cfg.guests[0].modules[1].path, "b.cpio");
+	assert_string_equal(cfg.guests[0].modules[2].path, "c d.cpio");
+	expect_err("guest a img initrd=\n", 1, "empty module path");
 }
 
 static void test_guest_overrides(void **state)

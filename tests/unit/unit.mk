@@ -17,6 +17,8 @@ UNIT_SRC_acpi   := drivers/acpi.c drivers/fmt.c drivers/string.c
 UNIT_SRC_insn   := vmm/insn.c
 UNIT_SRC_gwalk  := vmm/gwalk.c
 UNIT_SRC_multiboot := vmm/loader/multiboot.c drivers/fmt.c drivers/string.c
+UNIT_SRC_linux := vmm/loader/linux.c drivers/fmt.c drivers/string.c
+UNIT_SRC_acpi_tables := vmm/dev/acpi_tables.c drivers/acpi.c drivers/fmt.c drivers/string.c
 UNIT_SRC_vlapic := lapic/vlapic.c lapic/vlapic_regs.c lapic/vlapic_irq.c lapic/vlapic_icr.c lapic/vlapic_timer.c timer/vtimer.c drivers/string.c
 UNIT_SRC_vtimer := timer/vtimer.c
 UNIT_SRC_timebase := timer/timebase.c
@@ -26,6 +28,7 @@ UNIT_SRC_advance := timer/advance.c timer/timebase.c
 UNIT_SRC_host_route := timer/host_route.c
 UNIT_SRC_caps := vmx/caps_cmp.c drivers/fmt.c drivers/string.c
 UNIT_SRC_preempt :=
+UNIT_SRC_rtc := vmm/dev/dev_rtc.c drivers/calendar.c timer/timebase.c
 
 UNIT_TESTS  := $(patsubst tests/unit/test_%.c,%,$(wildcard tests/unit/test_*.c))
 UNIT_BINS   := $(UNIT_TESTS:%=$(UNIT_OUT)/test_%)

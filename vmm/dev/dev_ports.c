@@ -5,15 +5,19 @@
  * port exit scans this short list (a dozen entries), which costs less
  * than the exit itself by orders of magnitude.
  */
+#include "drivers/cmos.h"
 #include "drivers/fwcfg.h"
 #include "drivers/pci.h"
 #include "drivers/pic.h"
 #include "drivers/serial.h"
 #include "drivers/uart.h"
 #include "vmm/dev/dev_io.h"
+#include "vmm/dev/dev_power.h"
 
 #define DEBUG_EXIT_PORT 0xf4u
 #define POST_CODE_PORT  0x80u
+#define KBC_DATA_PORT   0x60u
+#define KBC_CMD_PORT    0x64u
 
 struct dev_port_range {
 	uint16_t first, last;           /* inclusive */
@@ -31,6 +35,11 @@ static const struct dev_port_range dev_ports[] = {
 	{ POST_CODE_PORT, POST_CODE_PORT, io_ones },
 	{ FWCFG_PORT_SEL, FWCFG_PORT_SEL, io_fwcfg },
 	{ FWCFG_PORT_DATA, FWCFG_PORT_DATA, io_fwcfg },
+	{ KBC_DATA_PORT, KBC_DATA_PORT, io_kbc },
+	{ KBC_CMD_PORT, KBC_CMD_PORT, io_kbc },
+	{ DEV_RESET_CONTROL_PORT, DEV_RESET_CONTROL_PORT, io_reset_control },
+	{ DEV_ACPI_SLEEP_CONTROL_PORT, DEV_ACPI_SLEEP_STATUS_PORT, io_acpi_sleep },
+	{ CMOS_INDEX_PORT, CMOS_DATA_PORT, io_cmos },
 };
 
 io_fn dev_io_lookup(uint16_t port)
@@ -46,5 +55,27 @@ int io_ones(struct vcpu *v, struct io_req *r)
 	/* Known-harmless ports (POST codes, PCI config data): all ones, writes ignored, no count. */
 	if (r->in)
 		r->val = ~0u;
+	return 0;
+}
+
+int dev_io_bytewise(struct vcpu *v, struct io_req *r)
+{
+	uint32_t val = 0;
+
+	for (unsigned i = 0; i < r->size; i++) {
+		struct io_req b = {
+			.port = (uint16_t)(r->port + i), .size = 1, .in = r->in,
+			.val = (r->val >> (8 * i)) & 0xffu,
+		};
+		io_fn fn = dev_io_lookup(b.port);
+
+		if (!fn)
+			fn = io_ones;
+		if (fn(v, &b))
+			return -1;
+		val |= (b.val & 0xffu) << (8 * i);
+	}
+	if (r->in)
+		r->val = val;
 	return 0;
 }

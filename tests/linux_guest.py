@@ -27,7 +27,12 @@ CYCLICTEST = "-m,-q,-t,2,-a,-i,1000,-l,2000,-h,1000,--priority=99,--policy=fifo"
 CONSOLE = "console=ttyS0,115200"
 
 
-def cmdline(cpus, clockevent=None, extra=""):
+# Under tickvisor a kernel panic reboots at once (the reset ends the guest
+# with status 249) instead of spinning out the guest's time limit.
+PANIC = "panic=-1"
+
+
+def cmdline(cpus, clockevent=None, extra=PANIC):
     """The full command line: kernel options, then /init's expectations."""
     words = [CONSOLE, extra, f"linuxguest.cpus={cpus}",
              f"linuxguest.clockevent={clockevent}" if clockevent else "",
@@ -39,7 +44,8 @@ def native_cmdline(cpus, tsc_hz, clockevent=None):
     """Natively in Bochs, CPUID 0x15/0x16 claim a TSC of some GHz while it
     ticks at `ips` (PLATFORM.md): Linux would trust CPUID and keep time 70
     times too slow. tsc_early_khz skips that and Linux refines the TSC
-    rate against the HPET, as tickvisor's guests get it from CPUID."""
+    rate against the HPET, as tickvisor's guests get it from CPUID. No
+    panic=-1: a native reboot would start GRUB again."""
     return cmdline(cpus, clockevent, f"tsc_early_khz={tsc_hz // 1000}")
 
 

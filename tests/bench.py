@@ -210,8 +210,9 @@ def report_md(res):
             row.append("–" if v is None else
                        f"{v} ({fmt_ratio(ratio(v, n))})" if n is not None else str(v))
         lines.append("| " + " | ".join(row) + " |")
-    lines += ["", "Exit figures (`exits_*`) are total VM exits over n operations.", "",
-              "Plots: " + ", ".join(f"`{p}`" for p in res.get("plots", [])), ""]
+    if cfgs:
+        lines += ["", "Exit figures (`exits_*`) are total VM exits over n operations."]
+    lines += ["", "Plots: " + ", ".join(f"`{p}`" for p in res.get("plots", [])), ""]
     if "linux" in res:
         lines.append(bench_linux.report_md(res["linux"]))
     return "\n".join(lines)

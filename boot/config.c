@@ -263,8 +263,12 @@ static int parse_guest(struct cfg_ctx *x, struct tv_config *c, char **tok, unsig
 
 	if (ntok < 3)
 		return cfg_error(x, "usage: guest NAME PATH [KEY=VALUE ...]", NULL);
-	if (c->nguests == TV_MAX_GUESTS)
-		return cfg_error(x, "too many guests (at most 48)", NULL);
+	if (c->nguests == TV_MAX_GUESTS) {
+		char msg[48];
+
+		fmt_snprintf(msg, sizeof(msg), "too many guests (at most %u)", TV_MAX_GUESTS);
+		return cfg_error(x, msg, NULL);
+	}
 	if (strchr(tok[1], '=') || strchr(tok[2], '='))
 		return cfg_error(x, "usage: guest NAME PATH [KEY=VALUE ...], got", tok[1]);
 	for (uint32_t i = 0; i < c->nguests; i++)

@@ -1,5 +1,6 @@
 ; SPDX-License-Identifier: BSD-2-Clause
 ;
-; linux_boot.asm with a header tickvisor must refuse: boot protocol 2.09: no pref_address, init_size.
+; lib/linux_boot.inc with a header tickvisor must refuse:
+; boot protocol 2.09: no pref_address, init_size.
 %define PROTOCOL 0x0209
-%include "linux_boot.asm"
+%include "lib/linux_boot.inc"

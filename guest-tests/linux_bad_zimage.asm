@@ -1,5 +1,6 @@
 ; SPDX-License-Identifier: BSD-2-Clause
 ;
-; linux_boot.asm with a header tickvisor must refuse: loadflags without LOADED_HIGH: a zImage.
+; lib/linux_boot.inc with a header tickvisor must refuse:
+; loadflags without LOADED_HIGH: a zImage.
 %define LOADFLAGS 0x00
-%include "linux_boot.asm"
+%include "lib/linux_boot.inc"

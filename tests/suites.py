@@ -313,8 +313,9 @@ SUITES += [
                 [RUNNER, "--kernel", "{build}/tickvisor.efi", "--emu", "bochs",
                  "--workdir", "{work}"],
                 status=2, reject=NO_BOOT,
-                expect=[r"^tickvisor-run: error: \S+/tickvisor.efi: not a Multiboot kernel: no "
-                        r"Multiboot header \(magic 0x1BADB002\) in its first 8192 bytes$"]),
+                expect=[r"^tickvisor-run: error: \S+/tickvisor.efi: neither a Multiboot kernel nor "
+                        r"a bzImage: no Multiboot header \(magic 0x1BADB002\) in its first 8192 "
+                        r"bytes$"]),
     RunnerCheck("runner-missing-kernel",
                 ["make", "--no-print-directory", "run", "BUILD={build}", "EMU=bochs",
                  "KERNEL={build}/guests/no-such-kernel.elf"],

@@ -564,15 +564,15 @@ static void test_errors_limits(void **state)
 	char want[512];
 	size_t n = 0;
 
-	/* 48 guests fit, the 49th does not */
-	for (int i = 0; i < 48; i++)
+	/* 64 guests fit, the 65th does not */
+	for (int i = 0; i < 64; i++)
 		n += (size_t)sprintf(text + n, "guest g%d img%d\n", i, i);
 	parse_ok(text);
-	assert_int_equal(cfg.nguests, 48);
-	assert_string_equal(cfg.guests[47].name, "g47");
-	assert_int_equal(cfg.guests[47].cfg_line, 48);
-	sprintf(text + n, "# comment\nguest g48 img48\n");
-	expect_err(text, 50, "too many guests (at most 48)");
+	assert_int_equal(cfg.nguests, 64);
+	assert_string_equal(cfg.guests[63].name, "g63");
+	assert_int_equal(cfg.guests[63].cfg_line, 64);
+	sprintf(text + n, "# comment\nguest g64 img64\n");
+	expect_err(text, 66, "too many guests (at most 64)");
 
 	/* name 31 ok / 32 too long; path 127 / 128; cmdline 255 / 256 */
 	char name[TV_NAME_LEN + 1], path[TV_PATH_LEN + 1], cmd[TV_CMDLINE_LEN + 1];

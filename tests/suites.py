@@ -372,12 +372,15 @@ class LinuxSuite(Suite):
         return list(zip(linux_guest.image(), linux_guest.ESP_FILES))
 
     def summary(self, serial):
-        """The figures worth a line in make test's output."""
+        """The figures worth a line in make test's output, and the first
+        lines of any kernel complaint (the serial tail printed on failure
+        may not reach back to them)."""
         ct = linux_guest.cyclictest(serial)
-        if not ct:
-            return "linux: no cyclictest summary"
-        return "linux: cyclictest min/avg/max per thread (us): " + ", ".join(
-            f"{t['min']}/{t['avg']}/{t['max']}" for t in ct["threads"])
+        lines = ["linux: no cyclictest summary" if not ct else
+                 "linux: cyclictest min/avg/max per thread (us): " + ", ".join(
+                     f"{t['min']}/{t['avg']}/{t['max']}" for t in ct["threads"])]
+        lines += [f"linux: kernel: {l}" for l in linux_guest.kernel_complaints(serial)[:8]]
+        return "\n".join(lines)
 
 
 SUITES += [LinuxSuite("linux-2cpu", 2)]

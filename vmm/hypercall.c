@@ -27,7 +27,7 @@ static void hc_info(struct vcpu *v, uint64_t *r)
  * VM exit), in root mode or halted there. */
 static uint64_t hc_host_nmi(struct vcpu *v, uint64_t vcpu_idx)
 {
-	struct pcpu *p = vcpu_idx < v->guest->nvcpus ? cpus[vcpu_idx] : NULL;
+	struct pcpu *p = vcpu_idx < v->guest->nvcpus ? cpus[v->guest->vcpus[vcpu_idx]->cpu] : NULL;
 	uint64_t before, deadline;
 
 	if (!p)

@@ -10,6 +10,7 @@
 #include "drivers/io.h"
 #include "timer/preempt.h"
 #include "vmm/exit.h"
+#include "vmm/housekeeper.h"
 #include "vmm/host/irq.h"
 #include "vmm/lapic_glue.h"
 #include "vmm/host/log.h"
@@ -27,7 +28,14 @@ void vcpu_timer_init(struct vcpu *v)
 	const struct tv_options *o = &v->guest->spec->opts;
 	const char *why;
 
-	v->timer_kind = timer_select(o->timer, &this_cpu()->timer, &why);
+	/* timer=posted (or auto that found it possible): housekeeper_plan()
+	 * gave the guest a housekeeper, and every vCPU is its client. */
+	if (v->guest->hk) {
+		v->timer_kind = TIMER_POSTED;
+		why = NULL;
+	} else {
+		v->timer_kind = timer_select(o->timer, &this_cpu()->timer, &why);
+	}
 	advance_init(&v->advance, o->advance, o->advance_ns, platform.tb.tsc_hz);
 	advance_init(&v->advance_halt, o->advance, o->advance_ns, platform.tb.tsc_hz);
 	if (v->id == 0 || why)
@@ -204,11 +212,41 @@ static __attribute__((noinline)) void timer_before_entry_armed(struct vcpu *v)
 	arm_backend(v, t->armed, t->target - v->tsc_offset - adv, host_now);
 }
 
+/* Posted, woken from a halt in root mode by its own host timer inside
+ * the advance window (vcpu_timer_block): the housekeeper has not
+ * delivered yet, so deliver here, under its lock, and wait in the entry
+ * stub to the exact target as the other backends do. Whichever of the
+ * two delivers first moves or cancels the timer; the other finds it not
+ * due. */
+static __attribute__((noinline)) void timer_posted_halt_wake(struct vcpu *v)
+{
+	uint64_t host_now;
+
+	housekeeper_timer_lock(v);
+	host_now = rdtsc();
+	if (vtimer_due(&v->lapic->timer, host_now + v->tsc_offset + advance_get(&v->advance_halt)))
+		expire(v, host_now, &v->advance_halt);
+	housekeeper_timer_unlock(v);
+	/* The housekeeper delivered it first: fold it before this entry. */
+	vapic_pi_take_notification(v);
+}
+
 /* The unarmed case (most entries: a guest that polls, or waits with its
  * timer off) stays without a frame: arm_backend() is its tail, and the
  * flags it clears are not read there. */
 void vcpu_timer_before_entry(struct vcpu *v)
 {
+	/* Posted: the housekeeper delivers every expiry; the preemption
+	 * timer only serves the time limit and the stop poll. The timer
+	 * state is the housekeeper's to read (under its lock), not ours. */
+	if (v->timer_kind == TIMER_POSTED) {
+		if (unlikely(v->halt_wake))
+			timer_posted_halt_wake(v);
+		v->halt_wake = false;
+		v->timer_exit = false;
+		arm_preempt(v, ~0ull, rdtsc());
+		return;
+	}
 	if (v->lapic->timer.armed) {
 		timer_before_entry_armed(v);
 		return;
@@ -281,16 +319,24 @@ int vcpu_timer_block(struct vcpu *v, bool if_set)
 
 	for (;;) {
 		uint64_t now = vcpu_guest_tsc(v), wake = ~0ull;
+		bool due;
 
 		/* Inside the advance window: the entry path waits out the rest
-		 * and delivers on time. With IF clear the expiry only sets IRR. */
-		if (vtimer_due(t, now + adv)) {
-			if (if_set) {
-				v->halt_wake = true;
-				break;
-			}
+		 * and delivers on time. With IF clear the expiry only sets IRR.
+		 * A posted timer's housekeeper may deliver it first (whoever
+		 * holds the lock first): it wakes us with the notification. */
+		housekeeper_timer_lock(v);
+		due = vtimer_due(t, now + adv);
+		if (due && !if_set)
 			vlapic_timer_expired(v->lapic, now);
-			continue;
+		if (t->armed)
+			wake = t->target - v->tsc_offset - adv;
+		housekeeper_timer_unlock(v);
+		if (due) {
+			if (!if_set)
+				continue;
+			v->halt_wake = true;
+			break;
 		}
 		if (vapic_has_event(v, if_set))
 			break;
@@ -298,11 +344,10 @@ int vcpu_timer_block(struct vcpu *v, bool if_set)
 			return -1;
 		if (vcpu_check_time_limit(v, " (halted)"))
 			return -1;
-		if (t->armed)
-			wake = t->target - v->tsc_offset - adv;
 		if (limit)
 			wake = MIN(wake, limit);
-		if (wake == ~0ull && v->guest->nvcpus == 1)
+		/* A post whose notification we have not taken yet wakes us. */
+		if (wake == ~0ull && v->guest->nvcpus == 1 && !vapic_pi_pending(v))
 			return vcpu_kill(v, GUEST_STATUS_HUNG, "HLT with no timer armed and no "
 					 "other vCPU to wake it: it would sleep forever");
 		/* Same target, other hardware: sleep on a host timer until it

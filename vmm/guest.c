@@ -22,6 +22,7 @@
 #include "vmm/host/percpu.h"
 #include "vmm/host/platform.h"
 #include "vmm/host/smp.h"
+#include "vmm/vcpu_calib.h"
 #include "vmm/vcpu_setup.h"
 #include "vmm/vcpu_timer.h"
 #include "vmm/host/vmx_cpu.h"
@@ -207,7 +208,7 @@ static void vcpu_thread(void *arg)
 		return;
 	}
 	vcpu_timer_init(v);
-	vcpu_timer_calibrate(v);
+	vcpu_calib_measure(v);
 	if (v->id == 0)
 		vcpu_reset_multiboot(v, g->entry, g->mbi);
 	else

@@ -74,8 +74,8 @@ bool vapic_pi_pending(const struct vcpu *v);
  * into VM entry (Bochs 3.0 then delivers it late or, with the descriptor
  * emptied meanwhile, as vector 0xff). */
 void vapic_pi_take_notification(struct vcpu *v);
-/* The host interrupt handler of the notification vector. */
-void vapic_pi_notified(void);
+/* Registers the host handler of the notification vector (once, at boot). */
+void vapic_pi_host_init(void);
 /* INIT: posted requests die with the rest of the APIC state. */
 void vapic_pi_clear(struct vcpu *v);
 

@@ -12,6 +12,8 @@
 #include "vmm/host/platform.h"
 #include "vmm/host/power.h"
 #include "vmm/host/smp.h"
+#include "vmm/lapic_glue.h"
+#include "vmm/vcpu_calib.h"
 #include "vmm/vcpu_timer.h"
 #include "vmm/host/vmx_cpu.h"
 
@@ -59,6 +61,7 @@ __noreturn void vmm_main(struct boot_info *bi)
 		power_off(1);
 	platform_timer_init();
 	vcpu_timer_host_init();
+	vapic_pi_host_init();
 	vcpu_calib_init();
 	timer_cpu_init(&this_cpu()->timer, 0, this_cpu()->apic_id);
 	report_hpet_route(&this_cpu()->timer);

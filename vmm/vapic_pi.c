@@ -94,12 +94,20 @@ void vapic_pi_take_notification(struct vcpu *v)
 		__asm__ volatile("sti; nop; cli" ::: "memory");
 }
 
-void vapic_pi_notified(void)
+/* A notification that found this CPU in root mode (or halted) is an
+ * ordinary host interrupt: note it for vapic_pi_sync(). */
+static void vapic_pi_irq(uint8_t vector)
 {
 	struct vcpu *v = this_cpu()->vcpu;
 
 	if (v && v->pi)
 		WRITE_ONCE(v->pi_notified, true);
+	apic_eoi();
+}
+
+void vapic_pi_host_init(void)
+{
+	irq_register(VEC_POSTED, vapic_pi_irq);
 }
 
 void vapic_pi_sync(struct vcpu *v)

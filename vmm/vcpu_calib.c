@@ -24,8 +24,8 @@
 #include "drivers/string.h"
 #include "vmm/host/log.h"
 #include "vmm/host/mem.h"
+#include "vmm/vcpu_calib.h"
 #include "vmm/vcpu_setup.h"
-#include "vmm/vcpu_timer.h"
 #include "vmx/vmx.h"
 
 #define CALIB_GPA   0x1000u     /* where the private EPT shows the code */
@@ -84,7 +84,7 @@ static bool calib_run(struct vcpu *v, uint64_t *entry, uint64_t *exit)
 	return true;
 }
 
-void vcpu_timer_calibrate(struct vcpu *v)
+void vcpu_calib_measure(struct vcpu *v)
 {
 	uint64_t best_entry = ~0ull, best_exit = ~0ull, entry, exit;
 

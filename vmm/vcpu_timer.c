@@ -8,7 +8,7 @@
  */
 #include "drivers/apic.h"
 #include "drivers/io.h"
-#include "timer/preempt.h"
+#include "timer/entry_plan.h"
 #include "vmm/exit.h"
 #include "vmm/housekeeper.h"
 #include "vmm/host/irq.h"
@@ -56,40 +56,20 @@ static void set_preempt(struct vcpu *v, bool on)
 	vcpu_set_ctl(&v->pin_ctls, VMCS_PIN_CTLS, PIN_PREEMPT_TIMER, on);
 }
 
-/*
- * The host TSC the entry stub waits for: the target's, less the measured
- * entry cost, distances taken as signed so that a target far in the past
- * (a TSC deadline of 1, SDM "TSC-Deadline Mode": it fires at once) cannot
- * wrap below 0 into a wait of 2^64 cycles in root mode, where no time
- * limit reaches (issue 10.7). The wait is never longer than the advance
- * that brought us here early; 0 means no wait at all.
- */
-static uint64_t entry_wait_until(uint64_t target_host, uint64_t entry_tsc, uint64_t host_now,
-				 uint64_t adv)
+/* Applies the expiry part of a plan: deliver the expiry, and have the
+ * entry stub hold VMRESUME until the exact target (not at all when it is
+ * already past), so the guest never sees it early. When the backend's
+ * firing brought us here, the stub also notes when it got to the target:
+ * that, not this point, is what tunes the advance (vcpu_timer_after_entry),
+ * so everything between the host interrupt and the entry - this expiry,
+ * re-arming the backend, the injection - counts. */
+static void expire(struct vcpu *v, const struct timer_plan_in *in, struct timer_advance *a)
 {
-	int64_t wait = (int64_t)(target_host - host_now) - (int64_t)entry_tsc;
+	struct timer_entry_plan p;
 
-	if (wait > (int64_t)adv)
-		wait = (int64_t)adv;
-	if (wait < 0 && (uint64_t)-wait >= host_now)
-		return 0;
-	return host_now + (uint64_t)wait;
-}
-
-/* The expiry is due, or inside the advance window: deliver it now, and
- * have the entry stub hold VMRESUME until the exact target (not at all
- * when it is already past), so the guest never sees it early. When the
- * backend's firing brought us here, the stub also notes when it got to
- * the target: that, not this point, is what tunes the advance
- * (vcpu_timer_after_entry), so everything between the host interrupt and
- * the entry - this expiry, re-arming the backend, the injection - counts. */
-static void expire(struct vcpu *v, uint64_t host_now, struct timer_advance *a)
-{
-	uint64_t target = v->lapic->timer.target, now = host_now + v->tsc_offset;
-
-	vlapic_timer_expired(v->lapic, vtimer_reached(now, target) ? now : target);
-	v->regs.spin_until = entry_wait_until(target - v->tsc_offset, v->entry_tsc, host_now,
-					      advance_get(a));
+	timer_plan_expiry(in, &p);
+	vlapic_timer_expired(v->lapic, p.expire_at);
+	v->regs.spin_until = p.spin_until;
 	v->spin_target = v->timer_exit ? v->regs.spin_until : 0;
 	v->advance_seen = a;
 }
@@ -121,18 +101,18 @@ static inline __attribute__((always_inline)) uint64_t stop_poll_deadline(struct 
 									   uint64_t host_now)
 {
 	if (!timer_caps.preempt || (vmread(VMCS_GUEST_RFLAGS) & RFLAGS_IF))
-		return ~0ull;
+		return TIMER_PLAN_NEVER;
 	return host_now + VCPU_STOP_POLL_US * (platform.tb.tsc_hz / 1000000);
 }
 
 /* The VMX-preemption timer serves the guest timer (preempt backend), a
  * host deadline that is already past, the guest's time limit and the
- * stop poll above. It counts only in non-root mode, so it is recomputed
- * from the absolute deadline on every entry and root-mode time is never
- * lost. arm_preempt() sets it for the earliest of pre (the backend's own
- * need, ~0: none), the time limit and the stop poll; it makes no call, so
- * the entries of the preemption-timer backend run it without a frame. */
-static void arm_preempt(struct vcpu *v, uint64_t pre, uint64_t host_now)
+ * stop poll above: it is armed for the earliest of them, `pre` being the
+ * first (TIMER_PLAN_NEVER: none). It counts only in non-root mode, so it
+ * is recomputed from the absolute deadline on every entry and root-mode
+ * time is never lost. apply_preempt() makes no call, so the entries of
+ * the preemption-timer backend run it without a frame. */
+static void apply_preempt(struct vcpu *v, uint64_t pre, uint64_t host_now)
 {
 	uint64_t limit = v->guest->deadline_tsc;
 
@@ -145,7 +125,7 @@ static void arm_preempt(struct vcpu *v, uint64_t pre, uint64_t host_now)
 
 		pre = MIN(pre, poll);
 	}
-	if (pre == ~0ull) {
+	if (pre == TIMER_PLAN_NEVER) {
 		set_preempt(v, false);
 		return;
 	}
@@ -155,22 +135,26 @@ static void arm_preempt(struct vcpu *v, uint64_t pre, uint64_t host_now)
 
 /* The host LAPIC/HPET backends: the host timer, then the preemption
  * timer for what is left to it. */
-static __attribute__((noinline)) void arm_host_backend(struct vcpu *v, bool armed,
-						       uint64_t host_deadline, uint64_t host_now)
+static __attribute__((noinline)) void apply_host(struct vcpu *v, enum timer_kind k,
+						 uint64_t host_at, uint64_t host_now)
 {
-	uint64_t pre = ~0ull;
+	uint64_t pre = TIMER_PLAN_NEVER;
 
-	if (!timer_host_arm(&this_cpu()->timer, v->timer_kind, armed ? host_deadline : 0))
+	if (!timer_host_arm(&this_cpu()->timer, k, host_at))
 		pre = host_now;         /* HPET deadline already past: exit at once */
-	arm_preempt(v, pre, host_now);
+	apply_preempt(v, pre, host_now);
 }
 
-static void arm_backend(struct vcpu *v, bool armed, uint64_t host_deadline, uint64_t host_now)
+/* Plans the arming for the guest timer and applies it. */
+static inline __attribute__((always_inline)) void arm(struct vcpu *v,
+						       const struct timer_plan_in *in)
 {
-	if (v->timer_kind == TIMER_PREEMPT)
-		arm_preempt(v, armed ? host_deadline : ~0ull, host_now);
+	struct timer_entry_plan p = timer_plan_arm(in);
+
+	if (p.hw == TIMER_PREEMPT)
+		apply_preempt(v, p.hw_at, in->host_now);
 	else
-		arm_host_backend(v, armed, host_deadline, host_now);
+		apply_host(v, p.hw, p.hw_at, in->host_now);
 }
 
 /* The expiry is due: deliver it, then arm the backend for whatever is
@@ -180,36 +164,46 @@ static __attribute__((noinline)) void timer_expire_and_arm(struct vcpu *v, uint6
 							   struct timer_advance *a)
 {
 	struct vtimer *t = &v->lapic->timer;
-	uint64_t adv;
+	struct timer_plan_in in = {
+		.armed = true, .target = t->target, .host_now = host_now,
+		.tsc_offset = v->tsc_offset, .advance_tsc = advance_get(a),
+		.entry_tsc = v->entry_tsc,
+	};
 
-	expire(v, host_now, a);
-	host_now = rdtsc();
-	adv = advance_get(&v->advance);     /* periodic: the next one runs */
+	expire(v, &in, a);
+	in.host_now = rdtsc();
+	in.advance_tsc = advance_get(&v->advance);     /* periodic: the next one runs */
 	v->timer_exit = false;
 	v->timer_dirty = false;
-	arm_backend(v, t->armed, t->target - v->tsc_offset - adv, host_now);
+	/* The vtimer as the expiry left it. */
+	in.armed = t->armed;
+	in.target = t->target;
+	in.backend = v->timer_kind;
+	arm(v, &in);
 }
 
 /* The guest's APIC timer is armed: expire it if due, then arm the
  * backend for it. */
 static __attribute__((noinline)) void timer_before_entry_armed(struct vcpu *v)
 {
-	struct vtimer *t = &v->lapic->timer;
 	/* Woken from a halt for this expiry: the halt path's advance says
 	 * whether it is due; the entry wait then tunes that one. */
 	struct timer_advance *a = v->halt_wake ? &v->advance_halt : &v->advance;
-	uint64_t host_now, adv;
+	struct timer_plan_in in = {
+		.armed = true, .target = v->lapic->timer.target, .tsc_offset = v->tsc_offset,
+		.backend = v->timer_kind,
+	};
 
 	v->halt_wake = false;
-	adv = advance_get(a);
-	host_now = rdtsc();
-	if (vtimer_due(t, host_now + v->tsc_offset + adv)) {
-		timer_expire_and_arm(v, host_now, a);
+	in.advance_tsc = advance_get(a);
+	in.host_now = rdtsc();
+	if (timer_plan_due(&in)) {
+		timer_expire_and_arm(v, in.host_now, a);
 		return;
 	}
 	v->timer_exit = false;
 	v->timer_dirty = false;
-	arm_backend(v, t->armed, t->target - v->tsc_offset - adv, host_now);
+	arm(v, &in);
 }
 
 /* Posted, woken from a halt in root mode by its own host timer inside
@@ -220,31 +214,41 @@ static __attribute__((noinline)) void timer_before_entry_armed(struct vcpu *v)
  * due. */
 static __attribute__((noinline)) void timer_posted_halt_wake(struct vcpu *v)
 {
-	uint64_t host_now;
+	struct timer_plan_in in = {
+		.tsc_offset = v->tsc_offset, .advance_tsc = advance_get(&v->advance_halt),
+		.entry_tsc = v->entry_tsc, .backend = TIMER_POSTED,
+	};
 
 	housekeeper_timer_lock(v);
-	host_now = rdtsc();
-	if (vtimer_due(&v->lapic->timer, host_now + v->tsc_offset + advance_get(&v->advance_halt)))
-		expire(v, host_now, &v->advance_halt);
+	in.armed = v->lapic->timer.armed;
+	in.target = v->lapic->timer.target;
+	in.host_now = rdtsc();
+	if (timer_plan_due(&in))
+		expire(v, &in, &v->advance_halt);
 	housekeeper_timer_unlock(v);
 	/* The housekeeper delivered it first: fold it before this entry. */
 	vapic_pi_take_notification(v);
 }
 
 /* The unarmed case (most entries: a guest that polls, or waits with its
- * timer off) stays without a frame: arm_backend() is its tail, and the
- * flags it clears are not read there. */
+ * timer off) stays without a frame: arm() is its tail, and the flags it
+ * clears are not read there. Nothing to plan when nothing can have
+ * changed since the last entry: no new target, no preemption timer on,
+ * no time limit and no stop poll. */
 void vcpu_timer_before_entry(struct vcpu *v)
 {
 	/* Posted: the housekeeper delivers every expiry; the preemption
 	 * timer only serves the time limit and the stop poll. The timer
 	 * state is the housekeeper's to read (under its lock), not ours. */
 	if (v->timer_kind == TIMER_POSTED) {
+		struct timer_plan_in in = { .backend = TIMER_POSTED };
+
 		if (unlikely(v->halt_wake))
 			timer_posted_halt_wake(v);
 		v->halt_wake = false;
 		v->timer_exit = false;
-		arm_preempt(v, ~0ull, rdtsc());
+		in.host_now = rdtsc();
+		arm(v, &in);
 		return;
 	}
 	if (v->lapic->timer.armed) {
@@ -255,8 +259,13 @@ void vcpu_timer_before_entry(struct vcpu *v)
 	v->timer_exit = false;
 	if (v->timer_dirty || (v->pin_ctls & BIT(PIN_PREEMPT_TIMER)) ||
 	    v->guest->deadline_tsc || v->guest->nvcpus > 1) {
+		struct timer_plan_in in = {
+			.armed = false, .tsc_offset = v->tsc_offset, .backend = v->timer_kind,
+		};
+
 		v->timer_dirty = false;
-		arm_backend(v, false, 0, rdtsc());
+		in.host_now = rdtsc();
+		arm(v, &in);
 		return;
 	}
 	v->timer_dirty = false;
@@ -291,23 +300,10 @@ static void backend_irq(uint8_t vector)
 	apic_eoi();
 }
 
-static void kick_irq(uint8_t vector)
-{
-	apic_eoi();
-}
-
-static void posted_irq(uint8_t vector)
-{
-	vapic_pi_notified();
-	apic_eoi();
-}
-
 void vcpu_timer_host_init(void)
 {
 	irq_register(VEC_HOST_TIMER, backend_irq);
 	irq_register(VEC_HPET, backend_irq);
-	irq_register(VEC_KICK, kick_irq);
-	irq_register(VEC_POSTED, posted_irq);   /* a notification that found us in root mode */
 }
 
 int vcpu_timer_block(struct vcpu *v, bool if_set)

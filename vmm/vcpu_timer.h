@@ -37,15 +37,9 @@ int exit_preempt_timer(struct vcpu *v);
 /* After a VM entry that waited for an advanced timer (v->spin_target set):
  * feed the tuner. */
 void vcpu_timer_after_entry(struct vcpu *v);
-/* Measures the entry stub's wait-to-guest time (v->entry_tsc) and the
- * guest-to-exit time (v->exit_tsc) before the guest's own state is set up,
- * without touching guest memory (vmm/vcpu_calib.c). */
-void vcpu_timer_calibrate(struct vcpu *v);
-/* The private page and EPT the calibration runs in (once, at boot). */
-void vcpu_calib_init(void);
 /* vCPU INIT/reset: disarm every hardware timer of this vCPU. */
 void vcpu_timer_reset(struct vcpu *v);
-/* Registers the host timer and kick interrupt handlers (once, at boot). */
+/* Registers the host-timer backends' interrupt handlers (once, at boot). */
 void vcpu_timer_host_init(void);
 
 #endif

@@ -27,6 +27,7 @@ UNIT_SRC_host_route := timer/host_route.c
 UNIT_SRC_tqueue := timer/tqueue.c
 UNIT_SRC_caps := vmx/caps_cmp.c drivers/fmt.c drivers/string.c
 UNIT_SRC_preempt :=
+UNIT_SRC_entry_plan :=
 
 UNIT_TESTS  := $(patsubst tests/unit/test_%.c,%,$(wildcard tests/unit/test_*.c))
 UNIT_BINS   := $(UNIT_TESTS:%=$(UNIT_OUT)/test_%)

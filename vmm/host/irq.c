@@ -24,6 +24,14 @@ static const char *const exc_names[32] = {
 	"#NP", "#SS", "#GP", "#PF", "RSV15", "#MF", "#AC", "#MC", "#XM", "#VE", "#CP",
 };
 
+/* A kick carries no message: taking it is what makes a CPU leave
+ * non-root mode (an external-interrupt exit) or HLT, and the code that
+ * runs next finds the work (a vCPU's pending-work checks, smp_run_on()). */
+static void irq_kick(uint8_t vector)
+{
+	apic_eoi();
+}
+
 void idt_init(void)
 {
 	idt = mem_alloc(IDT_VECTORS * sizeof(*idt));
@@ -37,6 +45,7 @@ void idt_init(void)
 			.off_mid = (uint16_t)(a >> 16), .off_hi = (uint32_t)(a >> 32),
 		};
 	}
+	irq_register(VEC_KICK, irq_kick);
 }
 
 void idt_load(void)

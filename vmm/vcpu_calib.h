@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* The two fixed costs around the guest on this CPU, measured once per
+ * vCPU: they date timer expiries and register accesses (vmm/vcpu_timer.c). */
+#ifndef VMM_VCPU_CALIB_H
+#define VMM_VCPU_CALIB_H
+
+#include "vmm/vcpu.h"
+
+/* The private page and EPT the calibration runs in (once, at boot). */
+void vcpu_calib_init(void);
+/* Measures the entry stub's wait-to-guest time (v->entry_tsc) and the
+ * guest-to-exit time (v->exit_tsc) before the guest's own state is set up,
+ * without touching guest memory. */
+void vcpu_calib_measure(struct vcpu *v);
+
+#endif

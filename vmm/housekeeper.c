@@ -158,6 +158,10 @@ int housekeeper_plan(struct guest *g, uint32_t busy)
 
 	if (sel != TIMER_SEL_POSTED && sel != TIMER_SEL_AUTO)
 		return 0;
+	/* auto keeps hlt=guest what it says (HLT without an exit) rather
+	 * than trade it for posted timers (housekeeper_hlt_policy). */
+	if (sel == TIMER_SEL_AUTO && g->hlt == HLT_GUEST)
+		return 0;
 	missing = posted_missing(g);
 	if (missing && sel == TIMER_SEL_AUTO)
 		return 0;       /* auto: the per-CPU backends */

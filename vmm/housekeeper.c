@@ -241,14 +241,18 @@ void housekeeper_timer_cancel(struct vcpu *v)
 	vapic_pi_take_notification(v);
 }
 
-bool housekeeper_timer_armed(struct vcpu *v)
+void housekeeper_timer_park(struct vcpu *v)
 {
-	bool armed;
+	housekeeper_timer_cancel(v);
+}
 
+void housekeeper_timer_unpark(struct vcpu *v)
+{
+	if (!v->guest->hk)
+		return;
 	housekeeper_lock_timer(v);
-	armed = v->lapic->timer.armed;
-	spin_unlock(&v->guest->hk->lock);
-	return armed;
+	v->timer_dirty = true;          /* queued again as it stands */
+	housekeeper_unlock_timer(v);
 }
 
 /* --- the housekeeping CPU ------------------------------------------------- */

@@ -57,9 +57,9 @@ static inline void housekeeper_timer_unlock(struct vcpu *v)
  * before anything empties the descriptor it announced. */
 void housekeeper_timer_cancel(struct vcpu *v);
 
-/* hlt=exit: v halted in root mode with IF set waits for the notification
- * of its next expiry, not on a timer of its own. Whether its timer is
- * armed (false: nothing the housekeeper will post). */
-bool housekeeper_timer_armed(struct vcpu *v);
+/* v halts in root mode (HLT exit): its own CPU serves its timer until it
+ * is unparked (vcpu_timer_block). Without a housekeeper: nothing. */
+void housekeeper_timer_park(struct vcpu *v);
+void housekeeper_timer_unpark(struct vcpu *v);
 
 #endif

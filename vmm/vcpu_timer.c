@@ -207,11 +207,9 @@ static __attribute__((noinline)) void timer_before_entry_armed(struct vcpu *v)
 }
 
 /* Posted, woken from a halt in root mode by its own host timer inside
- * the advance window (vcpu_timer_block): the housekeeper has not
- * delivered yet, so deliver here, under its lock, and wait in the entry
- * stub to the exact target as the other backends do. Whichever of the
- * two delivers first moves or cancels the timer; the other finds it not
- * due. */
+ * the advance window (vcpu_timer_block, the timer parked): deliver here
+ * and wait in the entry stub to the exact target as the other backends
+ * do, then give the housekeeper back what is armed next. */
 static __attribute__((noinline)) void timer_posted_halt_wake(struct vcpu *v)
 {
 	struct timer_plan_in in = {
@@ -225,9 +223,8 @@ static __attribute__((noinline)) void timer_posted_halt_wake(struct vcpu *v)
 	in.host_now = rdtsc();
 	if (timer_plan_due(&in))
 		expire(v, &in, &v->advance_halt);
+	v->timer_dirty = true;
 	housekeeper_timer_unlock(v);
-	/* The housekeeper delivered it first: fold it before this entry. */
-	vapic_pi_take_notification(v);
 }
 
 /* The unarmed case (most entries: a guest that polls, or waits with its
@@ -313,36 +310,33 @@ int vcpu_timer_block(struct vcpu *v, bool if_set)
 	/* With IF clear nothing is injected, so no advance: plain expiry. */
 	uint64_t limit = v->guest->deadline_tsc, adv = if_set ? advance_get(&v->advance_halt) : 0;
 
+	/* Posted: in root mode there is no exit left to save, so the timer
+	 * is served here while the vCPU halts, as with any backend (the
+	 * housekeeper's post would also wake a halted CPU later than its
+	 * own host timer with advance_halt does). */
+	housekeeper_timer_park(v);
 	for (;;) {
 		uint64_t now = vcpu_guest_tsc(v), wake = ~0ull;
-		bool due;
 
 		/* Inside the advance window: the entry path waits out the rest
-		 * and delivers on time. With IF clear the expiry only sets IRR.
-		 * A posted timer's housekeeper may deliver it first (whoever
-		 * holds the lock first): it wakes us with the notification. */
-		housekeeper_timer_lock(v);
-		due = vtimer_due(t, now + adv);
-		if (due && !if_set)
+		 * and delivers on time. With IF clear the expiry only sets IRR. */
+		if (vtimer_due(t, now + adv)) {
+			if (if_set) {
+				v->halt_wake = true;
+				break;
+			}
 			vlapic_timer_expired(v->lapic, now);
-		if (t->armed)
-			wake = t->target - v->tsc_offset - adv;
-		housekeeper_timer_unlock(v);
-		if (due) {
-			if (!if_set)
-				continue;
-			v->halt_wake = true;
-			break;
+			continue;
 		}
 		if (vapic_has_event(v, if_set))
 			break;
-		if (READ_ONCE(v->guest->ended))
+		if (READ_ONCE(v->guest->ended) || vcpu_check_time_limit(v, " (halted)"))
 			return -1;
-		if (vcpu_check_time_limit(v, " (halted)"))
-			return -1;
+		if (t->armed)
+			wake = t->target - v->tsc_offset - adv;
 		if (limit)
 			wake = MIN(wake, limit);
-		/* A post whose notification we have not taken yet wakes us. */
+		/* Nor a post made before the park, not yet taken. */
 		if (wake == ~0ull && v->guest->nvcpus == 1 && !vapic_pi_pending(v))
 			return vcpu_kill(v, GUEST_STATUS_HUNG, "HLT with no timer armed and no "
 					 "other vCPU to wake it: it would sleep forever");
@@ -354,5 +348,9 @@ int vcpu_timer_block(struct vcpu *v, bool if_set)
 	}
 	timer_host_disarm_all(tc);
 	v->timer_dirty = true;
+	/* Woken for the expiry: timer_posted_halt_wake() delivers it and
+	 * hands the housekeeper what comes next; else it takes it back now. */
+	if (!v->halt_wake)
+		housekeeper_timer_unpark(v);
 	return 0;
 }

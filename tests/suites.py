@@ -319,6 +319,27 @@ def matrix_suites(tests):
 SUITES += matrix_suites(TESTS)
 
 
+def matrix_posted_refused():
+    """timer=posted on a model without posted interrupts (issue 13.2): the
+    guest is refused, naming what is missing, and the next one runs (on
+    the per-CPU backend timer=auto falls back to there)."""
+    basic = BY_NAME["basic"]
+    suite = Suite(f"cpu-{MATRIX_SMP_MODEL}-posted-refused",
+                  guestcfg.config([posted_line(basic, "posted", 1, "timer=posted"),
+                                   posted_line(basic, "auto", 1, "")]),
+                  cpus=2, status=1, guests=[("posted", 255), ("auto", 0)],
+                  expect=[r"^tickvisor: guest posted: timer=posted impossible: the CPU has no "
+                          r"posted interrupts$",
+                          r"^tickvisor: guest auto: vcpu0: APIC timer on the VMX-preemption "
+                          r"timer$",
+                          r"^tickvisor: done: 2 guests, 1 failed"])
+    suite.model = MATRIX_SMP_MODEL
+    return suite
+
+
+SUITES.append(matrix_posted_refused())
+
+
 # --- Issue 12: one guest of your own (make run KERNEL=, scripts/tickvisor-run) --
 class RunnerCheck(Suite):
     """A command instead of a boot made by the harness: `argv` (with {build}

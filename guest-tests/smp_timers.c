@@ -26,6 +26,7 @@
 #define PERIOD_US_DEFAULT       500u
 #define WINDOW_MS_DEFAULT       50u
 #define START_DELAY_US          2000u   /* all CPUs armed before the window opens */
+#define STOP_DELAY_US           100u    /* no CPU stops its timer inside the window's count */
 
 struct cpu_run {
 	uint64_t period_us;
@@ -87,6 +88,8 @@ static void run_timer(void *arg)
 	r->at_end = ticks[me];
 	if (me == 0 && tickvisor_present())
 		exits_at_end = tv_exits(TV_EXITS_TOTAL);
+	/* Stopping takes VM exits (LVTT, TMICT): after CPU 0 has counted. */
+	spin_until(window_end + tsc_from_us(STOP_DELAY_US));
 	apic_write(LAPIC_LVT_TIMER, LAPIC_LVT_MASKED | TIMER_VECTOR);
 	apic_write(LAPIC_TMICT, 0);
 }

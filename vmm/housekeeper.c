@@ -50,8 +50,11 @@ struct housekeeper {
 	uint64_t slept_for;             /* the key its last sleep was armed for */
 	struct timer_advance advance;   /* host timer armed this early (under lock) */
 	/* With an advance: the fastest delivery seen, from the end of the
-	 * spin to the notification sent; the spin ends this much before the
-	 * target, so the IPI leaves at the target, never before. */
+	 * spin to vlapic_timer_fire()'s return (its last act is the
+	 * notification IPI); the spin ends this much before the target, so
+	 * the IPI leaves at the target less at most that return's few
+	 * instructions, and the guest, behind the IPI's delivery, never sees
+	 * its interrupt early (the timer tests' "not early" checks). */
 	uint64_t lead;
 	bool lead_known;
 	uint64_t posts;                 /* expiries delivered */

@@ -46,7 +46,11 @@ CONFIGS = [
 SMP_CONFIGS = [(f"smp/apicv-{a}", f"apicv={a}") for a in ("on", "off")]
 # timer=posted (issue 13): bench_timer's vCPU on CPU 0, the housekeeping
 # CPU 1 posting its expiries (a 2-CPU boot), and smp_timers on 3 vCPUs
-# beside a housekeeper (4 CPUs) against the preemption timer there.
+# beside a housekeeper (4 CPUs) against the preemption timer there. In
+# Bochs every CPU of the machine takes its share of the instruction-driven
+# clock (a 2-CPU machine counts about twice the TSC cycles for the same
+# path: CPUID, a self-IPI), so the posted figures are held against
+# bench_timer natively on 2 CPUs too ("native-2cpu").
 POSTED_CONFIGS = [(f"posted/{adv}/apicv-on", f"timer=posted advance={adv}")
                   for adv in ("off", "auto")]
 SMP_TIMER_CONFIGS = [(f"smp-timers/{t}", f"timer={t}") for t in ("preempt", "posted")]
@@ -78,11 +82,11 @@ def parse(lines):
     return out
 
 
-def run_native(work, elf, args, cpus, emu_name):
-    iso = os.path.join(work, os.path.basename(elf) + ".iso")
+def run_native(work, elf, args, cpus, emu_name, tag=""):
+    iso = os.path.join(work, os.path.basename(elf) + tag + ".iso")
     emu.make_native_iso(elf, args, iso)
     status, serial, _ = emu.run(iso, emu_name, cpus=cpus, timeout=900,
-                                workdir=os.path.join(work, "native-" + os.path.basename(elf)))
+                                workdir=os.path.join(work, "native-" + os.path.basename(elf) + tag))
     if status != 0:
         print(f"bench: native {os.path.basename(elf)} ended with status {status}",
               file=sys.stderr)
@@ -161,7 +165,8 @@ def goals(res):
             out.append((f"{name}: advance=auto not later than native", auto <= n,
                         f"{auto} vs {n} cycles"))
     drift = [(c, abs(r.get("periodic_drift_final", {}).get("p50", 0)))
-             for c, r in res["configs"].items() if c != "native" and "periodic_drift_final" in r]
+             for c, r in res["configs"].items()
+             if not c.startswith("native") and "periodic_drift_final" in r]
     if drift:
         worst = max(d for _, d in drift)
         period = res.get("period_tsc", 0)
@@ -208,12 +213,14 @@ def posted_goals(res):
         if per is not None:
             out.append((f"{cfg}: {want:.2f} VM exits per operation ({name})",
                         round(per, 2) <= want, f"{per:.3f} exits per operation"))
-    nat = res["configs"].get("native", {}).get("tscdeadline_spin_lat")
     auto = res["configs"].get("posted/auto/apicv-on", {}).get("tscdeadline_spin_lat")
-    if nat and auto:
-        out.append(("posted/auto: TSC-deadline latency p50 at native p50 + 5 or better",
+    for base in ("native-2cpu", "native"):
+        nat = res["configs"].get(base, {}).get("tscdeadline_spin_lat")
+        if not (nat and auto):
+            continue
+        out.append((f"posted/auto: TSC-deadline latency p50 at {base} p50 + 5 or better",
                     auto["p50"] <= nat["p50"] + 5, f"p50 {auto['p50']} vs {nat['p50']} cycles"))
-        out.append(("posted/auto: TSC-deadline latency p99 within 2× native p99",
+        out.append((f"posted/auto: TSC-deadline latency p99 within 2× {base} p99",
                     auto["p99"] <= 2 * nat["p99"], f"p99 {auto['p99']} vs {nat['p99']} cycles"))
     return out
 
@@ -326,7 +333,9 @@ def main():
     if os.path.exists(os.path.join(guests, "smp_pingpong.elf")):
         native.update(run_native(out, os.path.join(guests, "smp_pingpong.elf"),
                                  "smp_pingpong cpus=2", 2, native_emu))
-    configs = {"native": native}
+    native2 = run_native(out, os.path.join(guests, "bench_timer.elf"),
+                         f"bench_timer {TIMER_ARGS} tsc_hz={tsc_hz}", 2, native_emu, tag="-2cpu")
+    configs = {"native": native, "native-2cpu": native2}
     for c, _ in CONFIGS:
         configs[c] = tv.get(c.replace("/", "."), {})
     for c, _ in SMP_CONFIGS:

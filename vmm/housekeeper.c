@@ -126,8 +126,9 @@ static int pick_cpu(const struct guest *g, uint32_t busy, char *why, size_t n)
  * 3.0 does not (cpu/event.cc, handleWaitForEvent: no virtual interrupt
  * among its wake events), and tickvisor relies on it nowhere
  * (vmm/vapic_inject.c, wake_halted()). So posted timers make HLT exit:
- * the halted vCPU then sleeps in root mode and the notification, a host
- * interrupt there, wakes it.
+ * the halted vCPU then sleeps in root mode, where it serves its own timer
+ * (housekeeper_timer_park()) and any other notification, a host interrupt
+ * there, wakes it.
  */
 static void housekeeper_hlt_policy(struct guest *g)
 {

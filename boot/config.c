@@ -69,6 +69,7 @@ static void options_default(struct tv_options *o)
 	*o = (struct tv_options){
 		.timer = TIMER_SEL_AUTO, .advance = ADVANCE_OFF, .apicv = true,
 		.hlt = HLT_EXIT, .min_period_us = MIN_PERIOD_US_DEFAULT, .x2apic = true,
+		.housekeeping = HOUSEKEEPING_AUTO,
 	};
 }
 
@@ -100,7 +101,8 @@ static int parse_option(struct cfg_ctx *x, struct tv_options *o,
 
 	if (!strcmp(key, "timer")) {
 		if ((i = lookup(timer_sel_names, ARRAY_SIZE(timer_sel_names), val)) < 0)
-			return cfg_error(x, "timer must be auto, preempt, lapic or hpet, not", val);
+			return cfg_error(x, "timer must be auto, preempt, lapic, hpet or posted, not",
+					 val);
 		o->timer = (enum timer_backend_sel)i;
 		o->set |= OPT_SET_TIMER;
 	} else if (!strcmp(key, "advance")) {
@@ -144,6 +146,14 @@ static int parse_option(struct cfg_ctx *x, struct tv_options *o,
 		else
 			return cfg_error(x, "mmio must be pc or strict, not", val);
 		o->set |= OPT_SET_MMIO;
+	} else if (!strcmp(key, "housekeeping")) {
+		if (!strcmp(val, "auto"))
+			o->housekeeping = HOUSEKEEPING_AUTO;
+		else if (parse_u64(val, &n, false) && n < TV_MAX_CPUS)
+			o->housekeeping = (int32_t)n;
+		else
+			return cfg_error(x, "housekeeping must be auto or a CPU 0..15, not", val);
+		o->set |= OPT_SET_HOUSEKEEPING;
 	} else {
 		return 1;
 	}
@@ -253,6 +263,31 @@ static int split_kv(struct cfg_ctx *x, char *tok, char **val)
 	return 0;
 }
 
+/* cpus=LIST: comma-separated CPU indices, one per vCPU in order; a CPU
+ * listed twice would run two vCPUs at once, which tickvisor never does. */
+static int parse_cpus(struct cfg_ctx *x, struct guest_spec *g, char *val)
+{
+	char *item = val, *comma;
+	uint32_t seen = 0;
+	uint64_t n;
+
+	g->ncpus_listed = 0;
+	for (;;) {
+		comma = strchr(item, ',');
+		if (comma)
+			*comma = 0;
+		if (!parse_u64(item, &n, false) || n >= TV_MAX_CPUS)
+			return cfg_error(x, "cpus must list CPUs 0..15 separated by commas, not", item);
+		if (seen & BIT(n))
+			return cfg_error(x, "cpus lists a CPU twice:", item);
+		seen |= (uint32_t)BIT(n);
+		g->cpus[g->ncpus_listed++] = (uint8_t)n;
+		if (!comma)
+			return 0;
+		item = comma + 1;
+	}
+}
+
 static int guest_kv(struct cfg_ctx *x, struct guest_spec *g, char *tok)
 {
 	char *key, *val;
@@ -272,6 +307,8 @@ static int guest_kv(struct cfg_ctx *x, struct guest_spec *g, char *tok)
 		if (!parse_u64(val, &n, false) || n < 1 || n > TV_MAX_CPUS)
 			return cfg_error(x, "vcpus must be between 1 and 16, not", val);
 		g->vcpus = (uint32_t)n;
+	} else if (!strcmp(key, "cpus")) {
+		return parse_cpus(x, g, val);
 	} else if (!strcmp(key, "timeout")) {
 		if (!parse_u64(val, &n, false) || n > GUEST_TIMEOUT_MAX_S)
 			return cfg_error(x, "timeout must be 0..86400 seconds, not", val);
@@ -287,6 +324,25 @@ static int guest_kv(struct cfg_ctx *x, struct guest_spec *g, char *tok)
 	} else {
 		return cfg_error(x, "unknown guest option", key);
 	}
+	return 0;
+}
+
+/* vcpus= (0 while not given) and cpus=LIST in either order: the list,
+ * when given, says how many vCPUs there are, and vcpus= must agree. */
+static int guest_vcpus_settle(struct cfg_ctx *x, struct guest_spec *g)
+{
+	char msg[64];
+
+	if (!g->ncpus_listed) {
+		g->vcpus = g->vcpus ? g->vcpus : 1;
+		return 0;
+	}
+	if (g->vcpus && g->vcpus != g->ncpus_listed) {
+		fmt_snprintf(msg, sizeof(msg), "cpus lists %u CPU%s but vcpus=%u", g->ncpus_listed,
+			     g->ncpus_listed == 1 ? "" : "s", g->vcpus);
+		return cfg_error(x, msg, NULL);
+	}
+	g->vcpus = g->ncpus_listed;
 	return 0;
 }
 
@@ -310,7 +366,6 @@ static int parse_guest(struct cfg_ctx *x, struct tv_config *c, char **tok, unsig
 	g = &c->guests[c->nguests];
 	memset(g, 0, sizeof(*g));
 	g->mem_bytes = GUEST_MEM_DEFAULT;
-	g->vcpus = 1;
 	g->cfg_line = x->line;
 	if (copy_nonempty(x, g->name, sizeof(g->name), tok[1], "guest name too long:",
 			  "empty guest name") ||
@@ -319,6 +374,8 @@ static int parse_guest(struct cfg_ctx *x, struct tv_config *c, char **tok, unsig
 	for (unsigned i = 3; i < ntok; i++)
 		if (guest_kv(x, g, tok[i]))
 			return -1;
+	if (guest_vcpus_settle(x, g))
+		return -1;
 	c->nguests++;
 	return 0;
 }
@@ -435,6 +492,8 @@ static void options_overlay(struct tv_options *dst, const struct tv_options *src
 		dst->mmio_strict = src->mmio_strict;
 	if (src->set & OPT_SET_X2APIC)
 		dst->x2apic = src->x2apic;
+	if (src->set & OPT_SET_HOUSEKEEPING)
+		dst->housekeeping = src->housekeeping;
 	dst->set |= src->set;
 }
 

@@ -150,5 +150,11 @@ void vlapic_tsc_moved(struct vlapic *l, int64_t delta);
 /* Timer expiry processing once the target has passed: delivers LVTT
  * (unless masked) and re-arms a periodic timer. */
 void vlapic_timer_expired(struct vlapic *l, uint64_t now);
+/* The same without ops->timer_update, for a caller on another CPU that
+ * re-arms the expiry itself (timer=posted: the housekeeper, holding the
+ * lock that serializes it with every other access to l's timer). Only
+ * cross-CPU-safe paths follow: LVTT delivery through vlapic_accept(),
+ * posted or with ops->notify. false if nothing was due. */
+bool vlapic_timer_fire(struct vlapic *l, uint64_t now);
 
 #endif

@@ -119,19 +119,24 @@ void vlapic_tdcr_written(struct vlapic *l, uint32_t old, uint32_t val)
 	l->ops->timer_update(l);
 }
 
-void vlapic_timer_expired(struct vlapic *l, uint64_t now)
+bool vlapic_timer_fire(struct vlapic *l, uint64_t now)
 {
 	if (!vtimer_due(&l->timer, now))
-		return;
-	if (!vtimer_expire(&l->timer, now)) {
-		l->ops->timer_update(l);        /* a step toward a far deadline */
-		return;
+		return false;
+	/* false: a step toward a far deadline, nothing to deliver yet */
+	if (vtimer_expire(&l->timer, now)) {
+		if (l->timer.mode == VTIMER_TSC_DEADLINE)
+			l->tsc_deadline = 0;    /* the MSR reads 0 after expiry */
+		/* A masked LVTT still counts; it only does not deliver. */
+		vlapic_lvt_deliver(l, LAPIC_LVT_TIMER);
 	}
-	if (l->timer.mode == VTIMER_TSC_DEADLINE)
-		l->tsc_deadline = 0;    /* the MSR reads 0 after expiry */
-	/* A masked LVTT still counts; it only does not deliver. */
-	vlapic_lvt_deliver(l, LAPIC_LVT_TIMER);
-	l->ops->timer_update(l);
+	return true;
+}
+
+void vlapic_timer_expired(struct vlapic *l, uint64_t now)
+{
+	if (vlapic_timer_fire(l, now))
+		l->ops->timer_update(l);
 }
 
 void vlapic_tsc_moved(struct vlapic *l, int64_t delta)

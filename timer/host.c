@@ -11,6 +11,7 @@ struct timer_caps timer_caps;
 static const char *const kind_names[] = {
 	[TIMER_NONE] = "none", [TIMER_PREEMPT] = "VMX-preemption timer",
 	[TIMER_LAPIC] = "host local APIC timer", [TIMER_HPET] = "HPET",
+	[TIMER_POSTED] = "housekeeping CPU (posted interrupts)",
 };
 
 const char *timer_kind_name(enum timer_kind k)

@@ -11,10 +11,13 @@
 #include "drivers/base.h"
 
 enum timer_backend_sel {
-	TIMER_SEL_AUTO,         /* preemption timer, else host LAPIC, else HPET */
+	TIMER_SEL_AUTO,         /* posted where possible, else preemption timer,
+				 * else host LAPIC, else HPET */
 	TIMER_SEL_PREEMPT,      /* VMX-preemption timer */
 	TIMER_SEL_LAPIC,        /* host local APIC timer (TSC-deadline or one-shot) */
 	TIMER_SEL_HPET,         /* host HPET comparator */
+	TIMER_SEL_POSTED,       /* a housekeeping CPU posts the expiry (DESIGN.md,
+				 * "Exitless timer") */
 	TIMER_SEL_NR,
 };
 
@@ -24,7 +27,7 @@ enum advance_mode {
 	ADVANCE_AUTO,           /* tuned from observed lateness */
 };
 
-/* "auto", "preempt", "lapic", "hpet": the spelling of timer= in
+/* "auto", "preempt", "lapic", "hpet", "posted": the spelling of timer= in
  * tickvisor.cfg, indexed by enum timer_backend_sel. */
 extern const char *const timer_sel_names[TIMER_SEL_NR];
 /* The name of a selection, "?" for a value out of range. */

@@ -5,12 +5,15 @@
  * with a status and tickvisor goes on with the next one.
  */
 #include <stdarg.h>
+#include "drivers/apic.h"
 #include "drivers/io.h"
 #include "drivers/fmt.h"
 #include "drivers/string.h"
+#include "timer/timebase.h"
 #include "vmm/dev/dev_ports.h"
 #include "vmm/vcpu_dump.h"
 #include "vmm/guest.h"
+#include "vmm/housekeeper.h"
 #include "vmm/vapic.h"
 #include "vmm/host/log.h"
 #include "vmm/host/mem.h"
@@ -19,6 +22,7 @@
 #include "vmm/dev/dev_power.h"
 #include "vmm/loader/linux.h"
 #include "vmm/loader/multiboot.h"
+#include "vmm/host/irq.h"
 #include "vmm/host/percpu.h"
 #include "vmm/host/platform.h"
 #include "vmm/host/smp.h"
@@ -41,6 +45,24 @@ static void ept_free_page(void *ctx, void *page)
 	mem_free(page, PAGE_SIZE);
 }
 
+/* The first end of a guest wakes every CPU that works for it: its
+ * vCPUs (one halted in root mode would sleep on until its own timer),
+ * the housekeeper, and the BSP when it only waits (guest_wait_end). The
+ * kick follows the store of `ended`, so a CPU that checked before sleeps
+ * with the kick pending and wakes at once. */
+static void guest_kick_all(struct guest *g)
+{
+	int hk = housekeeper_cpu(g);
+
+	for (uint32_t i = 0; i < g->nvcpus; i++)
+		if (g->vcpus[i])
+			vcpu_kick(g->vcpus[i]);
+	if (hk > 0 && cpus[hk] != this_cpu())
+		apic_send_ipi(cpus[hk]->apic_id, VEC_KICK);
+	if (cpus[0] != this_cpu())
+		apic_send_ipi(cpus[0]->apic_id, VEC_KICK);
+}
+
 int guest_end(struct guest *g, int status, const char *fmt, ...)
 {
 	char msg[192];
@@ -54,6 +76,8 @@ int guest_end(struct guest *g, int status, const char *fmt, ...)
 		g->status = status;
 	}
 	spin_unlock(&g->lock);
+	if (first)
+		guest_kick_all(g);
 	if (first && fmt) {
 		va_start(ap, fmt);
 		fmt_vsnprintf(msg, sizeof(msg), fmt, ap);
@@ -178,6 +202,12 @@ static int guest_load(struct guest *g)
 
 #define VCPU_STOP_US 5000000u   /* an AP must be back this soon after the end */
 
+/* The physical CPU of vCPU i: the i-th of its cpus= list, else CPU i. */
+static uint32_t guest_vcpu_cpu(const struct guest_spec *s, uint32_t i)
+{
+	return s->ncpus_listed ? s->cpus[i] : i;
+}
+
 /* Everything of a vCPU that does not need its VMCS: made on the BSP for
  * all vCPUs before any runs, so no IPI can find a vCPU missing. */
 static struct vcpu *vcpu_alloc(struct guest *g, uint32_t id)
@@ -186,6 +216,7 @@ static struct vcpu *vcpu_alloc(struct guest *g, uint32_t id)
 
 	v->guest = g;
 	v->id = id;
+	v->cpu = guest_vcpu_cpu(g->spec, id);
 	v->init_cd_nw = CR0_CD | CR0_NW;        /* power-up state */
 	v->msr_bitmap = msr_bitmap_new();
 	g->vcpus[id] = v;
@@ -258,6 +289,7 @@ static void vcpu_free(struct vcpu *v)
 
 static void guest_destroy(struct guest *g)
 {
+	housekeeper_free(g);
 	for (uint32_t i = 0; i < g->nvcpus; i++)
 		if (g->vcpus[i])
 			vcpu_free(g->vcpus[i]);
@@ -272,53 +304,103 @@ static void guest_destroy(struct guest *g)
  * none of them is freed, and no later guest gets the CPU. */
 static uint64_t cpus_lost;
 
-/* Waits for CPU i to leave guest g; false, with the reason, if it does
- * not. vcpu_timer.c keeps every vCPU of a multi-vCPU guest within reach
- * (the kick, or the VMX-preemption timer while the guest has IF=0), so
- * this is a host failure - but one that ends the guest, not tickvisor. */
-static bool guest_stop_cpu(struct guest *g, uint32_t i)
+/* Waits for CPU `cpu` to leave guest g; false, with the reason, if it
+ * does not. vcpu_timer.c keeps every vCPU of a multi-vCPU guest within
+ * reach (the kick, or the VMX-preemption timer while the guest has IF=0),
+ * and the housekeeper checks for the end between expiries, so this is a
+ * host failure - but one that ends the guest, not tickvisor. */
+static bool guest_stop_cpu(struct guest *g, uint32_t cpu)
 {
-	vcpu_kick(g->vcpus[i]);
-	if (smp_wait(i, VCPU_STOP_US))
+	apic_send_ipi(cpus[cpu]->apic_id, VEC_KICK);
+	if (smp_wait(cpu, VCPU_STOP_US))
 		return true;
-	cpus_lost |= BIT(i);
+	cpus_lost |= BIT(cpu);
 	pr_err("guest %s: cpu%u did not stop running it within %u ms: the guest ends with "
 	       "status %d, its memory is kept and cpu%u is left out of later guests",
-	       g->spec->name, i, VCPU_STOP_US / 1000, GUEST_STATUS_HUNG, i);
+	       g->spec->name, cpu, VCPU_STOP_US / 1000, GUEST_STATUS_HUNG, cpu);
 	spin_lock(&g->lock);
 	g->status = GUEST_STATUS_HUNG;
 	spin_unlock(&g->lock);
 	return false;
 }
 
-/* A guest whose vCPUs would land on a lost CPU is not started. */
-static int guest_check_cpus(struct guest *g)
+/* The CPUs g's vCPUs run on (bit n: CPU n), checked: each must be up and
+ * not kept by an earlier guest that did not let go of it (issue 13.1). */
+static int guest_place_vcpus(struct guest *g, uint32_t *busy)
 {
-	for (uint32_t i = 1; i < g->nvcpus; i++)
-		if (cpus_lost & BIT(i))
+	const struct guest_spec *s = g->spec;
+
+	*busy = 0;
+	for (uint32_t i = 0; i < g->nvcpus; i++) {
+		uint32_t c = guest_vcpu_cpu(s, i);
+
+		if (c >= ncpus_online || !cpus[c])
+			return guest_end(g, GUEST_STATUS_LOAD_FAIL, "vcpu%u: cpus= names cpu%u, which "
+					 "does not exist (%u CPU%s up)", i, c, ncpus_online,
+					 ncpus_online == 1 ? " is" : "s are");
+		if (cpus_lost & BIT(c))
 			return guest_end(g, GUEST_STATUS_LOAD_FAIL, "wants cpu%u, which is still "
-					 "running an earlier guest", i);
+					 "running an earlier guest", c);
+		*busy |= (uint32_t)BIT(c);
+	}
 	return 0;
 }
 
-/* vCPU n runs on CPU n: the APs' vCPUs start there, vCPU 0 here. False
- * if a CPU did not stop: the guest's memory then stays allocated. */
+/* The BSP runs none of g's vCPUs and is not its housekeeper: it sleeps
+ * until g ends (guest_end() kicks it), or - should every vCPU's CPU
+ * fail to end it - until its time limit is well over. */
+static void guest_wait_end(struct guest *g)
+{
+	uint64_t give_up = g->deadline_tsc ? g->deadline_tsc + VCPU_STOP_US *
+					     (platform.tb.tsc_hz / 1000000) : 0;
+
+	while (!READ_ONCE(g->ended)) {
+		if (give_up && timebase_reached(rdtsc(), give_up)) {
+			guest_end(g, GUEST_STATUS_HUNG, "no vCPU ended it after its time limit");
+			break;
+		}
+		if (give_up && !timer_host_sleep_arm(&this_cpu()->timer, give_up))
+			continue;
+		wait_for_interrupt();
+	}
+	timer_host_disarm_all(&this_cpu()->timer);
+}
+
+/* Each vCPU starts on its CPU, the housekeeper on its own; the BSP takes
+ * whichever of them is CPU 0's, else waits. False if a CPU did not stop:
+ * the guest's memory then stays allocated. */
 static bool guest_run_vcpus(struct guest *g)
 {
+	struct vcpu *here = NULL;
+	int hk = housekeeper_cpu(g);
 	bool stopped = true;
 
-	for (uint32_t i = 0; i < g->nvcpus; i++)
-		vcpu_alloc(g, i);
 	if (g->spec->timeout_s)
 		g->deadline_tsc = rdtsc() + (uint64_t)g->spec->timeout_s * platform.tb.tsc_hz;
-	for (uint32_t i = 1; i < g->nvcpus; i++)
-		smp_run_on(i, vcpu_thread, g->vcpus[i]);
-	vcpu_thread(g->vcpus[0]);
-	/* vCPU 0 returns only once the guest has ended: make the others
-	 * notice, and wait for them to be back in their idle loops. */
+	if (hk > 0)
+		smp_run_on((uint32_t)hk, housekeeper_run, g);
+	for (uint32_t i = 0; i < g->nvcpus; i++) {
+		struct vcpu *v = g->vcpus[i];
+
+		if (v->cpu)
+			smp_run_on(v->cpu, vcpu_thread, v);
+		else
+			here = v;
+	}
+	if (here)
+		vcpu_thread(here);
+	else if (hk == 0)
+		housekeeper_run(g);
+	else
+		guest_wait_end(g);
+	/* Make the others notice the end, and wait for them to be back in
+	 * their idle loops. */
 	guest_end(g, GUEST_STATUS_KILLED, NULL);
-	for (uint32_t i = 1; i < g->nvcpus; i++)
-		stopped &= guest_stop_cpu(g, i);
+	for (uint32_t i = 0; i < g->nvcpus; i++)
+		if (g->vcpus[i]->cpu)
+			stopped &= guest_stop_cpu(g, g->vcpus[i]->cpu);
+	if (hk > 0)
+		stopped &= guest_stop_cpu(g, (uint32_t)hk);
 	return stopped;
 }
 
@@ -375,6 +457,24 @@ static void guest_report_exits(const struct guest *g)
 			(unsigned long)g->vcpus[0]->advance_halt.observations);
 }
 
+/* CPUs, memory, timers, image: each step ends the guest on failure. */
+static int guest_prepare(struct guest *g)
+{
+	const struct guest_spec *s = g->spec;
+	uint32_t busy;
+
+	if (s->vcpus > ncpus_online)
+		return guest_end(g, GUEST_STATUS_LOAD_FAIL, "wants %u vCPUs but only %u CPUs are up",
+				 s->vcpus, ncpus_online);
+	if (guest_place_vcpus(g, &busy) || guest_mem_init(g) ||
+	    housekeeper_plan(g, busy | (uint32_t)cpus_lost) || guest_load(g))
+		return -1;
+	/* Before any vCPU runs, so no IPI can find a vCPU missing. */
+	for (uint32_t i = 0; i < g->nvcpus; i++)
+		vcpu_alloc(g, i);
+	return 0;
+}
+
 static int guest_run(const struct guest_spec *s)
 {
 	struct guest *g = mem_alloc(sizeof(*g));
@@ -383,17 +483,14 @@ static int guest_run(const struct guest_spec *s)
 	g->spec = s;
 	g->nvcpus = s->vcpus;
 	dev_cmos_guest_init(&g->dev.rtc);
+	g->hlt = s->opts.hlt;
 	pr_info("guest %s: starting (%s, mem %lu MiB, %u vCPU%s, timer %s, advance %s, apicv %s, "
 		"hlt %s)", s->name, s->path, (unsigned long)(s->mem_bytes >> 20), s->vcpus,
 		s->vcpus == 1 ? "" : "s", timer_sel_name(s->opts.timer),
 		s->opts.advance == ADVANCE_OFF ? "off" : s->opts.advance == ADVANCE_AUTO ? "auto"
 									 : "fixed",
 		s->opts.apicv ? "on" : "off", s->opts.hlt == HLT_EXIT ? "exit" : "guest");
-	if (s->vcpus > ncpus_online)
-		guest_end(g, GUEST_STATUS_LOAD_FAIL, "wants %u vCPUs but only %u CPUs are up",
-			  s->vcpus, ncpus_online);
-	else if (!guest_check_cpus(g) && !guest_mem_init(g) &&
-		 !guest_load(g)) {
+	if (!guest_prepare(g)) {
 		log_defer(true);
 		stopped = guest_run_vcpus(g);
 		log_defer(false);

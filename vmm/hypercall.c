@@ -27,7 +27,8 @@ static void hc_info(struct vcpu *v, uint64_t *r)
  * VM exit), in root mode or halted there. */
 static uint64_t hc_host_nmi(struct vcpu *v, uint64_t vcpu_idx)
 {
-	struct pcpu *p = vcpu_idx < v->guest->nvcpus ? cpus[vcpu_idx] : NULL;
+	struct guest *g = v->guest;
+	struct pcpu *p = vcpu_idx < g->nvcpus ? cpus[g->vcpus[vcpu_idx]->cpu] : NULL;
 	uint64_t before, deadline;
 
 	if (!p)

@@ -11,6 +11,7 @@
  */
 #include "drivers/io.h"
 #include "drivers/string.h"
+#include "vmm/housekeeper.h"
 #include "vmm/hypercall.h"
 #include "vmm/vapic.h"
 #include "vmm/host/log.h"
@@ -328,7 +329,12 @@ void vapic_vcpu_init(struct vcpu *v)
 
 int vapic_msr_read(struct vcpu *v, uint32_t msr, uint64_t *val)
 {
-	return vlapic_rdmsr(v->lapic, msr, val);
+	int r;
+
+	housekeeper_timer_lock(v);      /* TMCCT, IA32_TSC_DEADLINE */
+	r = vlapic_rdmsr(v->lapic, msr, val);
+	housekeeper_timer_unlock(v);
+	return r;
 }
 
 /*
@@ -349,8 +355,11 @@ bool vapic_timer_reg(uint32_t off)
 
 int vapic_msr_write(struct vcpu *v, uint32_t msr, uint64_t val)
 {
-	int r = vlapic_wrmsr(v->lapic, msr, val);
+	int r;
 
+	housekeeper_timer_lock(v);
+	r = vlapic_wrmsr(v->lapic, msr, val);
+	housekeeper_timer_unlock(v);
 	if (msr != MSR_IA32_TSC_DEADLINE &&
 	    !(msr >= LAPIC_MSR_BASE && vapic_timer_reg((msr - LAPIC_MSR_BASE) << 4)))
 		v->intr_dirty = true;   /* an EOI or ICR write may have moved IRR/ISR */

@@ -58,6 +58,16 @@ static inline bool vapic_pi_idle(const struct vcpu *v)
 {
 	return !v->pi || (!READ_ONCE(v->pi_notified) && READ_ONCE(v->pi_on));
 }
+/* Posted requests not yet folded into IRR (ON set): a post already made
+ * whose notification this CPU has not taken yet. */
+bool vapic_pi_pending(const struct vcpu *v);
+/* In root mode with interrupts off: if a post is outstanding, take its
+ * notification here as a host interrupt (it is in this CPU's APIC once
+ * the poster's IPI went out), so vapic_pi_sync() folds the descriptor
+ * before the next entry instead of leaving it to a notification pending
+ * into VM entry (Bochs 3.0 then delivers it late or, with the descriptor
+ * emptied meanwhile, as vector 0xff). */
+void vapic_pi_take_notification(struct vcpu *v);
 /* Registers the host handler of the notification vector (once, at boot). */
 void vapic_pi_host_init(void);
 /* INIT: posted requests die with the rest of the APIC state. */

@@ -132,7 +132,7 @@ static bool irq_blocked(struct vcpu *v)
 
 static void hlt_exit_if_blocked(struct vcpu *v, int vec)
 {
-	if (v->guest->spec->opts.hlt == HLT_GUEST)
+	if (v->guest->hlt == HLT_GUEST)
 		set_proc_ctl(v, PROC_HLT_EXIT, vec >= 0 && irq_blocked(v));
 }
 
@@ -144,7 +144,7 @@ static void inject_vid(struct vcpu *v)
 	int vec;
 
 	sync_intr_status(v);
-	if (v->guest->spec->opts.hlt == HLT_GUEST) {
+	if (v->guest->hlt == HLT_GUEST) {
 		vec = vlapic_pending_vector(v->lapic);
 		wake_halted(v, vec);
 		hlt_exit_if_blocked(v, vec);
@@ -210,7 +210,7 @@ void vapic_inject(struct vcpu *v)
 	struct vlapic *l = v->lapic;
 
 	if (l->hw_vid && !v->injecting && !READ_ONCE(l->nmi_pending) &&
-	    v->guest->spec->opts.hlt != HLT_GUEST &&
+	    v->guest->hlt != HLT_GUEST &&
 	    vapic_pi_idle(v)) {
 		sync_intr_status(v);
 		return;

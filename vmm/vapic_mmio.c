@@ -9,6 +9,7 @@
 #include "drivers/io.h"
 #include "drivers/string.h"
 #include "vmm/exit.h"
+#include "vmm/housekeeper.h"
 #include "vmm/host/log.h"
 #include "vmm/vapic.h"
 #include "vmm/mmio.h"
@@ -60,13 +61,17 @@ static int do_access(struct vcpu *v, uint32_t off, const struct mmio_insn *in)
 static int emulate(struct vcpu *v, uint32_t off)
 {
 	struct mmio_insn in;
+	int r;
 
 	v->intr_dirty = true;
 	if (mmio_decode(v, &in, "the APIC page"))
 		return -1;
 	if (in.str)
 		return vcpu_kill(v, GUEST_STATUS_KILLED, "string instruction on APIC offset %#x", off);
-	if (do_access(v, off, &in))
+	housekeeper_timer_lock(v);
+	r = do_access(v, off, &in);
+	housekeeper_timer_unlock(v);
+	if (r)
 		return -1;
 	v->exit.insn_len = in.len;
 	vcpu_skip_insn(v);
@@ -104,10 +109,14 @@ int exit_apic_write(struct vcpu *v)
 	/* Trap-like: the CPU stored the value and RIP is already past it. */
 	if (!vapic_timer_reg(off)) {
 		v->intr_dirty = true;
+		housekeeper_timer_lock(v);
 		vlapic_apicv_write(v->lapic, off);
+		housekeeper_timer_unlock(v);
 		return 0;       /* a mode change is synced before the next entry */
 	}
+	housekeeper_timer_lock(v);
 	vlapic_apicv_write(v->lapic, off);
+	housekeeper_timer_unlock(v);
 	if (log_trace_on(TRACE_TIMER))
 		trace_timer_arm(v);
 	return 0;

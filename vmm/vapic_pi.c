@@ -70,7 +70,7 @@ void vapic_pi_enable(struct vcpu *v, bool on)
 
 bool vapic_pi_post(struct vcpu *v, uint8_t vec)
 {
-	struct pcpu *p = cpus[v->id];
+	struct pcpu *p = cpus[v->cpu];
 
 	if (!READ_ONCE(v->pi_on) || !p || p == this_cpu())
 		return false;
@@ -79,6 +79,19 @@ bool vapic_pi_post(struct vcpu *v, uint8_t vec)
 	if (!(__atomic_fetch_or(&v->pi->ctl, PI_ON, __ATOMIC_ACQ_REL) & PI_ON))
 		apic_send_ipi(p->apic_id, VEC_POSTED);
 	return true;
+}
+
+bool vapic_pi_pending(const struct vcpu *v)
+{
+	return v->pi && (__atomic_load_n(&v->pi->ctl, __ATOMIC_ACQUIRE) & PI_ON);
+}
+
+void vapic_pi_take_notification(struct vcpu *v)
+{
+	/* One instruction after STI's shadow: the window for an interrupt
+	 * already pending. */
+	if (vapic_pi_pending(v))
+		__asm__ volatile("sti; nop; cli" ::: "memory");
 }
 
 /* A notification that found this CPU in root mode (or halted) is an

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* Guests and their vCPUs. vCPU n of a guest runs on physical CPU n. */
+/* Guests and their vCPUs. vCPU n of a guest runs on physical CPU n, or
+ * on the n-th CPU of its cpus= list. */
 #ifndef VMM_VCPU_H
 #define VMM_VCPU_H
 
@@ -28,6 +29,7 @@ enum guest_status {
 };
 
 struct guest;
+struct housekeeper;
 
 struct vcpu_stats {
 	uint64_t exits[VMX_EXIT_NR];
@@ -40,7 +42,8 @@ struct vcpu_stats {
 struct vcpu {
 	struct guest_regs regs;         /* saved by vmx/entry.asm */
 	struct guest *guest;
-	uint32_t id;                    /* vCPU index = physical CPU index */
+	uint32_t id;                    /* vCPU index = initial APIC ID */
+	uint32_t cpu;                   /* index of the physical CPU that runs it */
 	void *vmcs;                     /* 4 KiB VMCS region */
 	struct vlapic *lapic;
 	struct vmx_exit exit;           /* information of the current exit */
@@ -121,6 +124,8 @@ struct guest {
 	bool ended;
 	int status;
 	uint64_t deadline_tsc;          /* time limit, 0: none */
+	struct housekeeper *hk;         /* timer=posted: posts its vCPUs' expiries, or NULL */
+	enum hlt_policy hlt;            /* hlt= as it applies (housekeeper_plan) */
 	uint32_t unassigned_logged;     /* unassigned accesses logged (rate limit) */
 };
 

@@ -10,6 +10,7 @@
 #include "vmm/vcpu_timer.h"
 #include "vmm/exit.h"
 #include "vmm/guest.h"
+#include "vmm/housekeeper.h"
 #include "vmm/vcpu_run.h"
 #include "vmm/vcpu_xstate.h"
 #include "vmx/vmx.h"
@@ -112,7 +113,7 @@ void vcpu_reinject(struct vcpu *v)
 
 void vcpu_kick(struct vcpu *v)
 {
-	struct pcpu *p = cpus[v->id];
+	struct pcpu *p = cpus[v->cpu];
 
 	/* The vCPU re-evaluates before every entry; only one running on
 	 * another CPU (or sleeping there) needs an interrupt to notice. */
@@ -158,7 +159,10 @@ static int vcpu_wait_sipi(struct vcpu *v)
 			 * the power-up values. */
 			if (v->regs.launched && !v->wait_sipi)
 				v->init_cd_nw = vcpu_cr0_guest(v) & (CR0_CD | CR0_NW);
+			housekeeper_timer_lock(v);
 			vlapic_reset(l, true);
+			housekeeper_timer_unlock(v);
+			housekeeper_timer_cancel(v);
 			vapic_pi_clear(v);
 			vcpu_timer_reset(v);
 			v->intr_dirty = true;
@@ -240,6 +244,7 @@ void vcpu_run(struct vcpu *v)
 		if (vmm_handle_exit(v))
 			break;
 	}
+	housekeeper_timer_cancel(v);
 	timer_host_disarm_all(&this_cpu()->timer);
 	this_cpu()->vcpu = NULL;
 }

@@ -27,7 +27,6 @@ extern char vmx_exit[];
 
 static bool fit_controls(const struct guest *g, struct vmx_ctls *out, char *err, size_t n)
 {
-	const struct guest_spec *spec = g->spec;
 	/* With APICv the TPR lives in the virtual-APIC page; without it, CR8
 	 * accesses of 64-bit guests must come to us. */
 	uint32_t tpr = g->apicv ? BIT(PROC_TPR_SHADOW)
@@ -47,7 +46,7 @@ static bool fit_controls(const struct guest *g, struct vmx_ctls *out, char *err,
 	const struct vmx_ctls want = {
 		.pin = 0,
 		.proc = BIT(PROC_MWAIT_EXIT) | BIT(PROC_MONITOR_EXIT) | BIT(PROC_RDPMC_EXIT) |
-			(spec->opts.hlt == HLT_EXIT ? BIT(PROC_HLT_EXIT) : 0),
+			(g->hlt == HLT_EXIT ? BIT(PROC_HLT_EXIT) : 0),
 		/* VPIDs are reused by the next guest: only with INVVPID. */
 		.proc2 = (platform.vmx.vpid ? BIT(PROC2_VPID) : 0) | BIT(PROC2_RDTSCP) |
 			 BIT(PROC2_INVPCID),

@@ -10,6 +10,7 @@
 #include "drivers/io.h"
 #include "timer/entry_plan.h"
 #include "vmm/exit.h"
+#include "vmm/housekeeper.h"
 #include "vmm/host/irq.h"
 #include "vmm/vapic.h"
 #include "vmm/host/log.h"
@@ -29,7 +30,14 @@ void vcpu_timer_init(struct vcpu *v)
 	const struct tv_options *o = &v->guest->spec->opts;
 	const char *why;
 
-	v->timer_kind = timer_select(o->timer, &this_cpu()->timer, &why);
+	/* timer=posted (or auto that found it possible): housekeeper_plan()
+	 * gave the guest a housekeeper, and every vCPU is its client. */
+	if (v->guest->hk) {
+		v->timer_kind = TIMER_POSTED;
+		why = NULL;
+	} else {
+		v->timer_kind = timer_select(o->timer, &this_cpu()->timer, &why);
+	}
 	advance_init(&v->advance, o->advance, o->advance_ns, platform.tb.tsc_hz);
 	advance_init(&v->advance_halt, o->advance, o->advance_ns, platform.tb.tsc_hz);
 	if (v->id == 0 || why)
@@ -202,6 +210,27 @@ static __attribute__((noinline)) void timer_before_entry_armed(struct vcpu *v)
 	arm(v, &in);
 }
 
+/* Posted, woken from a halt in root mode by its own host timer inside
+ * the advance window (vcpu_timer_block, the timer parked): deliver here
+ * and wait in the entry stub to the exact target as the other backends
+ * do, then give the housekeeper back what is armed next. */
+static __attribute__((noinline)) void timer_posted_halt_wake(struct vcpu *v)
+{
+	struct timer_plan_in in = {
+		.tsc_offset = v->tsc_offset, .advance_tsc = advance_get(&v->advance_halt),
+		.entry_tsc = v->entry_tsc, .backend = TIMER_POSTED,
+	};
+
+	housekeeper_timer_lock(v);
+	in.armed = v->lapic->timer.armed;
+	in.target = v->lapic->timer.target;
+	in.host_now = rdtsc();
+	if (timer_plan_due(&in))
+		expire(v, &in, &v->advance_halt);
+	v->timer_dirty = true;
+	housekeeper_timer_unlock(v);
+}
+
 /* The unarmed case (most entries: a guest that polls, or waits with its
  * timer off) stays without a frame: arm() is its tail, and the flags it
  * clears are not read there. Nothing to plan when nothing can have
@@ -209,6 +238,20 @@ static __attribute__((noinline)) void timer_before_entry_armed(struct vcpu *v)
  * no time limit and no stop poll. */
 void vcpu_timer_before_entry(struct vcpu *v)
 {
+	/* Posted: the housekeeper delivers every expiry; the preemption
+	 * timer only serves the time limit and the stop poll. The timer
+	 * state is the housekeeper's to read (under its lock), not ours. */
+	if (v->timer_kind == TIMER_POSTED) {
+		struct timer_plan_in in = { .backend = TIMER_POSTED };
+
+		if (unlikely(v->halt_wake))
+			timer_posted_halt_wake(v);
+		v->halt_wake = false;
+		v->timer_exit = false;
+		in.host_now = rdtsc();
+		arm(v, &in);
+		return;
+	}
 	if (v->lapic->timer.armed) {
 		timer_before_entry_armed(v);
 		return;
@@ -271,6 +314,11 @@ int vcpu_timer_block(struct vcpu *v, bool if_set)
 	/* With IF clear nothing is injected, so no advance: plain expiry. */
 	uint64_t limit = v->guest->deadline_tsc, adv = if_set ? advance_get(&v->advance_halt) : 0;
 
+	/* Posted: in root mode there is no exit left to save, so the timer
+	 * is served here while the vCPU halts, as with any backend (the
+	 * housekeeper's post would also wake a halted CPU later than its
+	 * own host timer with advance_halt does). */
+	housekeeper_timer_park(v);
 	for (;;) {
 		uint64_t now = vcpu_tsc_read(v), wake = ~0ull;
 
@@ -288,15 +336,14 @@ int vcpu_timer_block(struct vcpu *v, bool if_set)
 		}
 		if (vapic_has_event(v, if_set))
 			break;
-		if (READ_ONCE(v->guest->ended))
-			return -1;
-		if (vcpu_check_time_limit(v, " (halted)"))
+		if (READ_ONCE(v->guest->ended) || vcpu_check_time_limit(v, " (halted)"))
 			return -1;
 		if (t->armed)
 			wake = t->target - v->tsc_offset - adv;
 		if (limit)
 			wake = MIN(wake, limit);
-		if (wake == ~0ull && v->guest->nvcpus == 1)
+		/* Nor a post made before the park, not yet taken. */
+		if (wake == ~0ull && v->guest->nvcpus == 1 && !vapic_pi_pending(v))
 			return vcpu_kill(v, GUEST_STATUS_HUNG, "HLT with no timer armed and no "
 					 "other vCPU to wake it: it would sleep forever");
 		/* Same target, other hardware: sleep on a host timer until it
@@ -307,5 +354,9 @@ int vcpu_timer_block(struct vcpu *v, bool if_set)
 	}
 	timer_host_disarm_all(tc);
 	v->timer_dirty = true;
+	/* Woken for the expiry: timer_posted_halt_wake() delivers it and
+	 * hands the housekeeper what comes next; else it takes it back now. */
+	if (!v->halt_wake)
+		housekeeper_timer_unpark(v);
 	return 0;
 }

@@ -10,7 +10,7 @@
 #include "vmx/vmx.h"
 
 void vcpu_timer_init(struct vcpu *v);
-/* TV_HC_INFO encoding: 1 preempt, 2 lapic, 3 hpet. */
+/* TV_HC_INFO encoding: 1 preempt, 2 lapic, 3 hpet, 4 posted. */
 unsigned vcpu_timer_backend(const struct vcpu *v);
 /* Before each entry: deliver a due expiry, arm the backend. */
 void vcpu_timer_before_entry(struct vcpu *v);

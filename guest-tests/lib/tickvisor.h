@@ -43,6 +43,7 @@ enum tv_hypercall_nr {
 #define   TV_TIMER_PREEMPT          1u
 #define   TV_TIMER_LAPIC            2u
 #define   TV_TIMER_HPET             3u
+#define   TV_TIMER_POSTED           4u      /* a housekeeping CPU posts it */
 
 /* Basic exit reasons (Intel SDM Vol. 3D, "VMX Basic Exit Reasons") that
  * tests count with tv_exits(). */

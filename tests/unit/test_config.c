@@ -114,7 +114,9 @@ static void test_names(void **state)
 	assert_string_equal(timer_sel_name(TIMER_SEL_PREEMPT), "preempt");
 	assert_string_equal(timer_sel_name(TIMER_SEL_LAPIC), "lapic");
 	assert_string_equal(timer_sel_name(TIMER_SEL_HPET), "hpet");
-	assert_string_equal(timer_sel_name((enum timer_backend_sel)4), "?");
+	/* timer=posted took 4 (issue 13): the first value out of range is 5. */
+	assert_string_equal(timer_sel_name(TIMER_SEL_POSTED), "posted");
+	assert_string_equal(timer_sel_name((enum timer_backend_sel)5), "?");
 	assert_string_equal(timer_sel_name((enum timer_backend_sel)-1), "?");
 	assert_string_equal(config_log_level_name(LOG_ERROR), "error");
 	assert_string_equal(config_log_level_name(LOG_TRACE), "trace");
@@ -126,6 +128,7 @@ static void test_global_timer(void **state)
 	static const struct { const char *v; enum timer_backend_sel t; } cases[] = {
 		{ "auto", TIMER_SEL_AUTO }, { "preempt", TIMER_SEL_PREEMPT },
 		{ "lapic", TIMER_SEL_LAPIC }, { "hpet", TIMER_SEL_HPET },
+		{ "posted", TIMER_SEL_POSTED },
 	};
 	char line[64];
 
@@ -135,9 +138,9 @@ static void test_global_timer(void **state)
 		assert_int_equal(cfg.opts.timer, cases[i].t);
 		assert_int_equal(cfg.opts.set, OPT_SET_TIMER);
 	}
-	expect_err("timer=tsc\n", 1, "timer must be auto, preempt, lapic or hpet, not 'tsc'");
-	expect_err("timer=HPET\n", 1, "timer must be auto, preempt, lapic or hpet, not 'HPET'");
-	expect_err("timer=\n", 1, "timer must be auto, preempt, lapic or hpet, not ''");
+	expect_err("timer=tsc\n", 1, "timer must be auto, preempt, lapic, hpet or posted, not 'tsc'");
+	expect_err("timer=HPET\n", 1, "timer must be auto, preempt, lapic, hpet or posted, not 'HPET'");
+	expect_err("timer=\n", 1, "timer must be auto, preempt, lapic, hpet or posted, not ''");
 }
 
 static void test_global_advance(void **state)
@@ -319,6 +322,69 @@ static void test_guest_vcpus_cmdline_modules(void **state)
 	expect_err("guest a img initrd=\n", 1, "empty module path");
 }
 
+/* cpus=LIST (issue 13.1): vCPU n runs on the n-th CPU listed; the list
+ * gives the vCPU count, vcpus= must agree with it in either order, and a
+ * CPU listed twice is taken by the earlier vCPU. Whether the CPUs exist
+ * or another role (housekeeping, a CPU an earlier guest kept) holds them
+ * only the running hypervisor knows: vmm/guest.c says so per guest. */
+static void test_guest_cpus(void **state)
+{
+	parse_ok("guest a img\nguest b img cpus=3\nguest c img cpus=2,0,15 vcpus=3\n"
+		 "guest d img vcpus=2 cpus=1,0\n");
+	assert_int_equal(cfg.guests[0].ncpus_listed, 0);
+	assert_int_equal(cfg.guests[0].vcpus, 1);
+	assert_int_equal(cfg.guests[1].ncpus_listed, 1);
+	assert_int_equal(cfg.guests[1].vcpus, 1);
+	assert_int_equal(cfg.guests[1].cpus[0], 3);
+	assert_int_equal(cfg.guests[2].vcpus, 3);
+	assert_int_equal(cfg.guests[2].cpus[0], 2);
+	assert_int_equal(cfg.guests[2].cpus[1], 0);
+	assert_int_equal(cfg.guests[2].cpus[2], 15);
+	assert_int_equal(cfg.guests[3].vcpus, 2);
+	assert_int_equal(cfg.guests[3].cpus[0], 1);
+	assert_int_equal(cfg.guests[3].cpus[1], 0);
+	/* the last cpus= of a line wins, as for every other key */
+	parse_ok("guest a img cpus=1,2 cpus=3");
+	assert_int_equal(cfg.guests[0].vcpus, 1);
+	assert_int_equal(cfg.guests[0].cpus[0], 3);
+
+	expect_err("guest a img cpus=1,2,1", 1, "cpus lists a CPU twice: '1'");
+	expect_err("guest a img cpus=16", 1,
+		   "cpus must list CPUs 0..15 separated by commas, not '16'");
+	expect_err("guest a img cpus=1,,2", 1,
+		   "cpus must list CPUs 0..15 separated by commas, not ''");
+	expect_err("guest a img cpus=", 1,
+		   "cpus must list CPUs 0..15 separated by commas, not ''");
+	expect_err("guest a img cpus=1,x", 1,
+		   "cpus must list CPUs 0..15 separated by commas, not 'x'");
+	expect_err("guest a img cpus=1,2 vcpus=3", 1, "cpus lists 2 CPUs but vcpus=3");
+	expect_err("\nguest a img vcpus=2 cpus=1", 2, "cpus lists 1 CPU but vcpus=2");
+	expect_err("cpus=1\n", 1, "unknown option 'cpus'");
+}
+
+/* housekeeping=auto|N (issue 13.2), global and per guest like timer=. */
+static void test_housekeeping(void **state)
+{
+	parse_ok("");
+	assert_int_equal(cfg.opts.housekeeping, HOUSEKEEPING_AUTO);
+	parse_ok("housekeeping=3\nguest a img\nguest b img housekeeping=auto\n"
+		 "guest c img housekeeping=0\n");
+	assert_int_equal(cfg.opts.housekeeping, 3);
+	assert_int_equal(cfg.opts.set, OPT_SET_HOUSEKEEPING);
+	config_resolve(&cfg, NULL, LOG_INFO, 0, false);
+	assert_int_equal(cfg.guests[0].opts.housekeeping, 3);
+	assert_int_equal(cfg.guests[1].opts.housekeeping, HOUSEKEEPING_AUTO);
+	assert_int_equal(cfg.guests[2].opts.housekeeping, 0);
+	expect_err("housekeeping=16\n", 1, "housekeeping must be auto or a CPU 0..15, not '16'");
+	expect_err("housekeeping=-1\n", 1, "housekeeping must be auto or a CPU 0..15, not '-1'");
+	expect_err("guest a img housekeeping=", 1,
+		   "housekeeping must be auto or a CPU 0..15, not ''");
+	assert_int_equal(load("housekeeping=2 timer=posted"), 0);
+	assert_int_equal(lo.housekeeping, 2);
+	assert_int_equal(lo.timer, TIMER_SEL_POSTED);
+	assert_int_equal(lo.set, OPT_SET_HOUSEKEEPING | OPT_SET_TIMER);
+}
+
 static void test_guest_overrides(void **state)
 {
 	parse_ok("timer=hpet\n"
@@ -339,7 +405,7 @@ static void test_guest_overrides(void **state)
 	assert_int_equal(cfg.guests[1].cfg_line, 3);
 
 	expect_err("guest a img timer=tsc", 1,
-		   "timer must be auto, preempt, lapic or hpet, not 'tsc'");
+		   "timer must be auto, preempt, lapic, hpet or posted, not 'tsc'");
 	expect_err("guest a img log=debug", 1, "unknown guest option 'log'");
 	expect_err("guest a img\n  guest b img color=red", 2, "unknown guest option 'color'");
 }
@@ -554,7 +620,7 @@ static void test_load_options(void **state)
 	expect_load_err("tickvisor.efi =x", "expected KEY=VALUE, got '=x'");
 	expect_load_err("tickvisor.efi color=red", "unknown option 'color'");
 	expect_load_err("mem=1G", "unknown option 'mem'");
-	expect_load_err("x timer=tsc", "timer must be auto, preempt, lapic or hpet, not 'tsc'");
+	expect_load_err("x timer=tsc", "timer must be auto, preempt, lapic, hpet or posted, not 'tsc'");
 	expect_load_err("x log=loud", "log must be error, warn, info, debug, trace or "
 			"trace:timer,ipi,exit, not 'loud'");
 	expect_load_err("x cmdline=\"a", "unterminated quote");
@@ -735,6 +801,7 @@ static const char *const seeds[] = {
 static const char *const words[] = {
 	"guest", "timer=", "advance=", "apicv=", "hlt=", "min_period_us=", "log=",
 	"mem=", "vcpus=", "cmdline=", "module=", "config=", "auto", "hpet", "on", "off",
+	"cpus=", "housekeeping=", "posted", ",", "1,2", "3,3",
 	"1G", "2M", "3G", "16", "0", "1000000", "99999999999999999999", "\"", "#", "=",
 	" ", "\t", "\r", "\n", "x", "K", "img", "\"a b\"", "guest g img",
 };
@@ -817,7 +884,12 @@ static void check_config(void)
 		assert_non_null(memchr(g->name, 0, sizeof(g->name)));
 		assert_non_null(memchr(g->path, 0, sizeof(g->path)));
 		assert_non_null(memchr(g->cmdline, 0, sizeof(g->cmdline)));
-		assert_true(g->opts.timer <= TIMER_SEL_HPET);
+		assert_true(g->opts.timer <= TIMER_SEL_POSTED);
+		assert_true(g->ncpus_listed == 0 || g->ncpus_listed == g->vcpus);
+		for (uint32_t c = 0; c < g->ncpus_listed; c++)
+			assert_true(g->cpus[c] < TV_MAX_CPUS);
+		assert_true(g->opts.housekeeping == HOUSEKEEPING_AUTO ||
+			    (g->opts.housekeeping >= 0 && g->opts.housekeeping < (int32_t)TV_MAX_CPUS));
 		assert_true(g->opts.advance_ns <= ADVANCE_NS_MAX);
 		assert_true(g->opts.min_period_us <= 1000000);
 	}
@@ -869,6 +941,8 @@ int main(void)
 		cmocka_unit_test(test_guest_defaults),
 		cmocka_unit_test(test_guest_mem),
 		cmocka_unit_test(test_guest_vcpus_cmdline_modules),
+		cmocka_unit_test(test_guest_cpus),
+		cmocka_unit_test(test_housekeeping),
 		cmocka_unit_test(test_guest_overrides),
 		cmocka_unit_test(test_comments_crlf),
 		cmocka_unit_test(test_resolve),

@@ -176,6 +176,24 @@ static void test_arm_host_backends(void **state)
 	}
 }
 
+/* Posted (issue 13.2): the housekeeping CPU arms its own host timer for
+ * the target; the vCPU's entry arms no guest-timer hardware at all,
+ * armed or not (the preemption timer stays off unless vmm/ adds the time
+ * limit or the stop poll). Before timer=posted the plan armed a host
+ * deadline for any backend that was not the preemption timer. */
+static void test_arm_posted(void **state)
+{
+	struct timer_plan_in in = in_at(NOW + OFF + 10000, TIMER_POSTED);
+	struct timer_entry_plan p = timer_plan_arm(&in);
+
+	assert_int_equal(p.hw, TIMER_PREEMPT);
+	assert_int_equal(p.hw_at, TIMER_PLAN_NEVER);
+	in.armed = false;
+	p = timer_plan_arm(&in);
+	assert_int_equal(p.hw, TIMER_PREEMPT);
+	assert_int_equal(p.hw_at, TIMER_PLAN_NEVER);
+}
+
 /* A guest TSC offset that wraps (guest TSC set near 2^64, or below the
  * host's): the host deadline is computed modulo 2^64 and lands right. */
 static void test_arm_offset_wrap(void **state)
@@ -254,6 +272,7 @@ int main(void)
 		cmocka_unit_test(test_expiry_far_past_no_wrap),
 		cmocka_unit_test(test_arm_preempt),
 		cmocka_unit_test(test_arm_host_backends),
+		cmocka_unit_test(test_arm_posted),
 		cmocka_unit_test(test_arm_offset_wrap),
 		cmocka_unit_test(test_arm_preempt_value),
 		cmocka_unit_test(test_sequence_periodic),

@@ -26,6 +26,7 @@ UNIT_SRC_pool := vmm/host/pool.c
 UNIT_SRC_ept := vmx/ept.c
 UNIT_SRC_advance := timer/advance.c timer/timebase.c
 UNIT_SRC_host_route := timer/host_route.c
+UNIT_SRC_tqueue := timer/tqueue.c
 UNIT_SRC_caps := vmx/caps_cmp.c drivers/fmt.c drivers/string.c
 UNIT_SRC_preempt :=
 UNIT_SRC_entry_plan :=

@@ -54,6 +54,7 @@ struct tv_options {
 	uint32_t min_period_us;         /* minimum periodic LAPIC timer period */
 	bool mmio_strict;               /* unassigned memory ends the guest (252) */
 	bool x2apic;                    /* offer x2APIC mode (CPUID.1:ECX[21]) */
+	int32_t housekeeping;           /* CPU posting timer expiries, HOUSEKEEPING_AUTO */
 	uint32_t set;                   /* OPT_SET_* bits */
 };
 
@@ -64,6 +65,10 @@ struct tv_options {
 #define OPT_SET_MIN_PERIOD  BIT(4)
 #define OPT_SET_MMIO        BIT(5)
 #define OPT_SET_X2APIC      BIT(6)
+#define OPT_SET_HOUSEKEEPING BIT(7)
+
+/* housekeeping=auto: the lowest CPU that runs none of the guest's vCPUs. */
+#define HOUSEKEEPING_AUTO   (-1)
 
 struct guest_module {
 	char path[TV_PATH_LEN];         /* as written in the config */
@@ -77,6 +82,8 @@ struct guest_spec {
 	char cmdline[TV_CMDLINE_LEN];
 	uint64_t mem_bytes;
 	uint32_t vcpus;
+	uint32_t ncpus_listed;          /* cpus=LIST given: = vcpus; 0: vCPU n on CPU n */
+	uint8_t cpus[TV_MAX_CPUS];      /* cpus=LIST: the physical CPU of each vCPU */
 	uint32_t timeout_s;             /* guest-time limit in seconds, 0: none */
 	uint32_t nmodules;
 	struct guest_module modules[TV_MAX_MODULES];

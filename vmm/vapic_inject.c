@@ -67,6 +67,38 @@ static bool inject_nmi(struct vcpu *v)
 	return true;
 }
 
+static bool irq_blocked(struct vcpu *v)
+{
+	return !(vmread(VMCS_GUEST_RFLAGS) & RFLAGS_IF) ||
+	       (vcpu_interruptibility(v) & BLOCKING_STI_MOVSS);
+}
+
+/*
+ * Virtual-interrupt delivery with the guest entered unable to take an
+ * interrupt (IF=0, or an STI/MOV-SS shadow): interrupt-window exiting is
+ * set, so that a virtual interrupt waits for the window exit, not in RVI
+ * alone. The SDM delivers a virtual interrupt only with RFLAGS.IF=1, no
+ * STI/MOV-SS blocking and interrupt-window exiting 0 (Vol. 3C, "Delivery
+ * of Pending Virtual Interrupts"), so where the CPU follows it this
+ * changes no delivery: the window exit comes when IF is 1 again, and the
+ * next entry delivers from RVI. Bochs 3.0 does not: a physical interrupt
+ * that arrives in non-root mode (a kick, a posted-interrupt notification,
+ * a host timer) reaches HandleExtInterrupt (cpu/event.cc), which delivers
+ * any pending virtual interrupt first, IF=0 or not. A Linux guest with
+ * PTI then takes an interrupt on its entry trampoline with the user CR3
+ * still loaded and dies in a #PF loop (issue 14, guest-tests/
+ * intr_if_blocked.c). With the window control set, Bochs's evaluation
+ * (cpu/vapic.cc, VMX_Evaluate_Pending_Virtual_Interrupts) holds the
+ * virtual interrupt back, also when posted-interrupt processing or a
+ * virtualized EOI moves RVI/VPPR in non-root mode. The cost is one window
+ * exit where a guest entered with IF=0 sets IF again.
+ */
+static void vid_window_if_blocked(struct vcpu *v)
+{
+	if (irq_blocked(v))
+		set_proc_ctl(v, PROC_INTR_WINDOW, true);
+}
+
 /* RVI/SVI from the page, after tickvisor changed IRR or ISR (an accepted
  * interrupt, an emulated APIC write, INIT). The CPU keeps the field in
  * step itself as it delivers and EOIs, so otherwise there is nothing to
@@ -124,12 +156,6 @@ static void wake_halted(struct vcpu *v, int vec)
  * the pending interrupt (or interrupt-window exit) ends that HLT, but not
  * every implementation does (Bochs 3.0 does not), so for as long as this
  * lasts HLT exits, and tickvisor's HLT handling delivers at once. */
-static bool irq_blocked(struct vcpu *v)
-{
-	return !(vmread(VMCS_GUEST_RFLAGS) & RFLAGS_IF) ||
-	       (vcpu_interruptibility(v) & BLOCKING_STI_MOVSS);
-}
-
 static void hlt_exit_if_blocked(struct vcpu *v, int vec)
 {
 	if (v->guest->hlt == HLT_GUEST)
@@ -144,6 +170,7 @@ static void inject_vid(struct vcpu *v)
 	int vec;
 
 	sync_intr_status(v);
+	vid_window_if_blocked(v);
 	if (v->guest->hlt == HLT_GUEST) {
 		vec = vlapic_pending_vector(v->lapic);
 		wake_halted(v, vec);
@@ -185,8 +212,10 @@ static __attribute__((noinline)) void vapic_inject_pending(struct vcpu *v)
 	if (v->injecting) {
 		if (vlapic_pending_vector(v->lapic) >= 0 || READ_ONCE(v->lapic->nmi_pending))
 			set_proc_ctl(v, PROC_INTR_WINDOW, true);
-		if (v->lapic->hw_vid)
+		if (v->lapic->hw_vid) {
 			sync_intr_status(v);
+			vid_window_if_blocked(v);
+		}
 		return;
 	}
 	nmi = inject_nmi(v);
@@ -213,6 +242,7 @@ void vapic_inject(struct vcpu *v)
 	    v->guest->hlt != HLT_GUEST &&
 	    vapic_pi_idle(v)) {
 		sync_intr_status(v);
+		vid_window_if_blocked(v);
 		return;
 	}
 	vapic_inject_pending(v);

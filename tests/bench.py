@@ -24,6 +24,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import emu  # noqa: E402
 import guestcfg  # noqa: E402
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+import bench_linux  # noqa: E402
 
 BENCH_RE = re.compile(r"^BENCH name=(\S+) unit=(\S+) n=(\d+) min=(-?\d+) p50=(-?\d+) "
                       r"p99=(-?\d+) max=(-?\d+) mean=(-?\d+)")
@@ -180,12 +182,14 @@ def goals(res):
     if n and v:
         out.append(("IPI round trip within 2× native", v <= 2 * n,
                     f"{v} vs {n} cycles ({fmt_ratio(ratio(v, n))})"))
+    if "linux" in res:
+        out += bench_linux.goals(res["linux"])
     return out
 
 
 def report_md(res):
     cfgs = [c for c in res["configs"] if c != "native"]
-    nat = res["configs"]["native"]
+    nat = res["configs"].get("native", {})
     names = sorted({f for r in res["configs"].values() for f in r})
     lines = [f"# tickvisor benchmarks — {res['date']}", "",
              f"Machine: {res['machine']}. Emulator: {res['emulator']}. TSC {res['tsc_hz']} Hz "
@@ -194,10 +198,11 @@ def report_md(res):
              "## Goals", ""]
     for what, ok, detail in goals(res):
         lines.append(f"- {'met' if ok else '**not met**'}: {what} — {detail}")
-    lines += ["", "## All figures (p50; ratio to native)", ""]
-    lines.append("| figure | native | " + " | ".join(cfgs) + " |")
-    lines.append("|---|---|" + "---|" * len(cfgs))
-    for name in names:
+    if cfgs:
+        lines += ["", "## All figures (p50; ratio to native)", ""]
+        lines.append("| figure | native | " + " | ".join(cfgs) + " |")
+        lines.append("|---|---|" + "---|" * len(cfgs))
+    for name in names if cfgs else []:
         n = headline_value(nat.get(name))
         row = [name, "–" if n is None else str(n)]
         for c in cfgs:
@@ -205,8 +210,11 @@ def report_md(res):
             row.append("–" if v is None else
                        f"{v} ({fmt_ratio(ratio(v, n))})" if n is not None else str(v))
         lines.append("| " + " | ".join(row) + " |")
-    lines += ["", "Exit figures (`exits_*`) are total VM exits over n operations.", "",
-              "Plots: " + ", ".join(f"`{p}`" for p in res.get("plots", [])), ""]
+    if cfgs:
+        lines += ["", "Exit figures (`exits_*`) are total VM exits over n operations."]
+    lines += ["", "Plots: " + ", ".join(f"`{p}`" for p in res.get("plots", [])), ""]
+    if "linux" in res:
+        lines.append(bench_linux.report_md(res["linux"]))
     return "\n".join(lines)
 
 
@@ -260,16 +268,10 @@ def plots(res, out):
     return made
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
-    ap.add_argument("--emu", default=None, choices=["bochs", "kvm"])
-    a = ap.parse_args()
-    build = os.path.abspath(a.build)
-    emu_name = a.emu or emu.default_emu()
+def timer_configs(build, out, emu_name):
+    """The bench_timer and smp_pingpong figures: ({config: figures},
+    tsc_hz), natively and under tickvisor."""
     native_emu = "native" if emu_name == "bochs" else "native-kvm"
-    out = os.path.join(build, "bench")
-    os.makedirs(out, exist_ok=True)
     guests = os.path.join(build, "guests")
     # tickvisor first: it reports the TSC rate the native run is told.
     tv, serial = run_tickvisor(build, out, [
@@ -290,16 +292,41 @@ def main():
         configs[c] = tv.get(c.replace("/", "."), {})
     for c, _ in SMP_CONFIGS:
         configs[c] = smp.get(c.replace("/", "."), {})
+    return configs, tsc_hz
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--emu", default=None, choices=["bochs", "kvm"])
+    ap.add_argument("--only", default=None, choices=["timer", "linux"],
+                    help="only the timer/IPI benchmark guests, or only the Linux guest")
+    a = ap.parse_args()
+    build = os.path.abspath(a.build)
+    emu_name = a.emu or emu.default_emu()
+    out = os.path.join(build, "bench")
+    os.makedirs(out, exist_ok=True)
+    configs, tsc_hz = timer_configs(build, out, emu_name) if a.only != "linux" else ({}, None)
     res = {
         "date": datetime.date.today().isoformat(),
         "machine": f"{platform.node()}, {os.cpu_count()} cores, {platform.machine()}",
         "emulator": "Bochs 3.0 (corei7_skylake_x, ips=50000000)" if emu_name == "bochs"
                     else "QEMU/KVM nested",
         "tsc_hz": tsc_hz,
-        "period_tsc": 200 * tsc_hz // 1000000,
+        "period_tsc": 200 * tsc_hz // 1000000 if tsc_hz else 0,
         "configs": configs,
     }
+    if a.only != "timer":
+        if emu_name == "bochs":
+            res["linux"] = bench_linux.run(build, out)
+            res["tsc_hz"] = res["tsc_hz"] or res["linux"]["tsc_hz"]
+        else:
+            print("bench: the Linux guest is measured in Bochs only (EMU=bochs)",
+                  file=sys.stderr)
     res["plots"] = plots(res, out)
+    if "linux" in res:
+        res["linux"]["plot"] = bench_linux.plot(res["linux"], out, gnuplot, ROOT)
+        res["plots"] += [res["linux"]["plot"]] if res["linux"]["plot"] else []
     with open(os.path.join(out, "results.json"), "w") as f:
         json.dump(res, f, indent=1)
     md = report_md(res)

@@ -70,8 +70,8 @@ def run_unit(res, build):
 
 
 def run_pyunit(res):
-    """tests/test_scripts.py (the runner scripts' host tests): one check
-    per test case."""
+    """tests/test_*.py (the runner scripts' and the Linux guest tooling's
+    host tests): one check per test case."""
     class Result(unittest.TestResult):
         def addSuccess(self, test):
             res.check(True, f"py/{test.id()}")
@@ -87,7 +87,7 @@ def run_pyunit(res):
                 self.addFailure(subtest, err)
 
     tests = unittest.defaultTestLoader.discover(os.path.join(ROOT, "tests"),
-                                                pattern="test_scripts.py")
+                                                pattern="test_*.py")
     if not res.check(tests.countTestCases() > 0, "py/loaded"):
         return
     tests.run(Result())

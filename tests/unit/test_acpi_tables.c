@@ -231,11 +231,11 @@ static void test_dsdt_s5(void **state)
 	assert_int_equal(t[8], 2);              /* revision 2: 64-bit integers */
 	memcpy(&len, t + 4, 4);
 	a = t + 36;
-	assert_int_equal(len - 36, 14);
+	assert_int_equal(len - 36, 14 + 42);    /* \_S5, then \_SB.RTC */
 	assert_int_equal(a[0], 0x08);           /* NameOp */
 	assert_memory_equal(a + 1, "_S5_", 4);
 	assert_int_equal(a[5], 0x12);           /* PackageOp */
-	assert_int_equal(a[6], len - 36 - 6);   /* PkgLength: itself to the end */
+	assert_int_equal(a[6], 8);              /* PkgLength: itself to the package's end */
 	assert_int_equal(a[7], 4);              /* NumElements */
 	assert_int_equal(a[8], 0x0a);           /* BytePrefix */
 	assert_int_equal(a[9], ACPI_TV_SLP_TYP_S5);
@@ -243,6 +243,42 @@ static void test_dsdt_s5(void **state)
 	assert_int_equal(a[11], ACPI_TV_SLP_TYP_S5);
 	assert_int_equal(a[12], 0x00);          /* ZeroOp */
 	assert_int_equal(a[13], 0x00);
+}
+
+/* The CMOS RTC in the DSDT (after \_S5), decoded by hand as above and
+ * checked against `iasl -d` of the table: Scope (\_SB) { Device (RTC) {
+ * Name (_HID, EisaId ("PNP0B00")), Name (_CRS, ResourceTemplate () {
+ * IO (Decode16, 0x70, 0x70, 1, 2) }) } }, and no IRQ descriptor: the
+ * guest has no legacy IRQ 8 (Linux's rtc-cmos then runs without one). */
+static void test_dsdt_rtc(void **state)
+{
+	struct acpi_tables_layout l;
+	const uint8_t *t, *s, *d, *crs;
+	uint32_t len;
+
+	(void)state;
+	build_n(1, &l);
+	t = at(l.dsdt);
+	memcpy(&len, t + 4, 4);
+	s = t + 36 + 14;
+	assert_int_equal(s[0], 0x10);                   /* ScopeOp */
+	assert_int_equal(s[1], len - 36 - 14 - 1);      /* PkgLength: to the table's end */
+	assert_memory_equal(s + 2, "_SB_", 4);
+	d = s + 6;
+	assert_int_equal(d[0], 0x5b);                   /* DeviceOp */
+	assert_int_equal(d[1], 0x82);
+	assert_int_equal(d[2], len - 36 - 14 - 6 - 2);  /* PkgLength: to the Scope's end */
+	assert_memory_equal(d + 3, "RTC_", 4);
+	assert_memory_equal(d + 7, "\x08_HID\x0c", 6);  /* NameOp, DWordPrefix */
+	assert_memory_equal(d + 13, "\x41\xd0\x0b\x00", 4); /* EisaId ("PNP0B00") */
+	crs = d + 17;
+	assert_memory_equal(crs, "\x08_CRS\x11", 6);   /* NameOp, BufferOp */
+	assert_int_equal(crs[6], 13);                   /* PkgLength */
+	assert_memory_equal(crs + 7, "\x0a\x0a", 2);     /* BufferSize 10 */
+	/* I/O Port Descriptor: decode16, 0x70..0x70, align 1, length 2. */
+	assert_memory_equal(crs + 9, "\x47\x01\x70\x00\x70\x00\x01\x02", 8);
+	assert_memory_equal(crs + 17, "\x79\x00", 2);    /* End Tag */
+	assert_ptr_equal(crs + 19, t + len);
 }
 
 /* "Sleep Control and Status Registers" of the hardware-reduced FADT:
@@ -356,6 +392,7 @@ int main(void)
 		cmocka_unit_test(test_root_tables),
 		cmocka_unit_test(test_x2apic_entries),
 		cmocka_unit_test(test_dsdt_s5),
+		cmocka_unit_test(test_dsdt_rtc),
 		cmocka_unit_test(test_fadt_sleep_regs),
 		cmocka_unit_test(test_fadt_offsets_match_firmware),
 		cmocka_unit_test(test_errors),

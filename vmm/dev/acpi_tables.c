@@ -58,10 +58,31 @@ enum acpi_fadt_build_off {
  *     Name (_S5, Package (0x04) { 0x05, 0x05, Zero, Zero })
  * NameOp, NameSeg "_S5_", PackageOp, PkgLength 8 (itself included),
  * NumElements 4, BytePrefix 5 twice (SLP_TYPa, SLP_TYPb), ZeroOp twice.
+ *
+ * Then the CMOS RTC as a device without an interrupt:
+ *     Scope (\_SB) { Device (RTC) {
+ *         Name (_HID, EisaId ("PNP0B00"))
+ *         Name (_CRS, ResourceTemplate () { IO (Decode16, 0x70, 0x70, 1, 2) })
+ *     } }
+ * A hardware-reduced platform has no legacy IRQs, so the RTC that Linux
+ * registers by itself (IRQ 8) fails its probe at request_irq() with
+ * -EINVAL; a PNP0B00 device with no IRQ in _CRS is taken without one
+ * (drivers/rtc/rtc-cmos.c, cmos_pnp_probe: IRQ 8 is assumed only while
+ * legacy IRQs exist). ScopeOp 0x10, DeviceOp 0x5b 0x82, each with a
+ * one-byte PkgLength; EisaId is the DWordConst 0x000bd041 ("PNP" in
+ * three 5-bit letters, then 0x0b00, stored big-endian); the _CRS buffer
+ * holds the I/O Port Descriptor (0x47, decode16, min, max, align 1,
+ * length 2) and the End Tag (0x79, checksum 0) ("Resource Data Types").
  */
+#define DSDT_RTC_DEVICE_LEN     36u     /* DeviceOp .. the _CRS buffer's end */
 static const uint8_t dsdt_aml[] = {
 	0x08, '_', 'S', '5', '_', 0x12, 0x08, 0x04,
 	0x0a, ACPI_TV_SLP_TYP_S5, 0x0a, ACPI_TV_SLP_TYP_S5, 0x00, 0x00,
+	0x10, 1 + 4 + DSDT_RTC_DEVICE_LEN, '_', 'S', 'B', '_',
+	0x5b, 0x82, DSDT_RTC_DEVICE_LEN - 2, 'R', 'T', 'C', '_',
+	0x08, '_', 'H', 'I', 'D', 0x0c, 0x41, 0xd0, 0x0b, 0x00,
+	0x08, '_', 'C', 'R', 'S', 0x11, 0x0d, 0x0a, 0x0a,
+	0x47, 0x01, 0x70, 0x00, 0x70, 0x00, 0x01, 0x02, 0x79, 0x00,
 };
 
 struct acpi_build {
@@ -249,7 +270,7 @@ static void build_fadt(struct acpi_build *b)
 	sdt_close(t);
 }
 
-/* "Differentiated System Description Table (DSDT)": \_S5 only. */
+/* "Differentiated System Description Table (DSDT)": \_S5 and the RTC. */
 static void build_dsdt(struct acpi_build *b)
 {
 	uint8_t *t = sdt_open(b, b->at.dsdt, "DSDT", ACPI_SDT_HDR_LEN + sizeof(dsdt_aml),

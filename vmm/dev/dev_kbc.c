@@ -25,7 +25,6 @@
 #include "vmm/dev/dev_io.h"
 #include "vmm/dev/dev_power.h"
 
-#define KBC_DATA_PORT       0x60u
 #define KBC_STATUS_SYS      BIT(2)
 #define KBC_STATUS_CMD      BIT(3)
 #define KBC_STATUS_UNLOCKED BIT(4)
@@ -67,15 +66,15 @@ int io_kbc(struct vcpu *v, struct io_req *r)
 		return dev_io_bytewise(v, r);
 	spin_lock(&d->lock);
 	if (r->in) {
-		r->val = r->port == KBC_DATA_PORT ? 0 : kbc_status(d);
+		r->val = r->port == DEV_KBC_DATA_PORT ? 0 : kbc_status(d);
 		spin_unlock(&d->lock);
 		return 0;
 	}
-	reset = r->port == KBC_DATA_PORT ? kbc_data_write(d, val) : kbc_command(d, val);
+	reset = r->port == DEV_KBC_DATA_PORT ? kbc_data_write(d, val) : kbc_command(d, val);
 	spin_unlock(&d->lock);
 	if (!reset)
 		return 0;
-	return dev_power_reset(v, r->port == KBC_DATA_PORT ?
+	return dev_power_reset(v, r->port == DEV_KBC_DATA_PORT ?
 			       "the keyboard controller (output port bit 0 cleared)" :
 			       "the keyboard controller (reset pulse command)");
 }

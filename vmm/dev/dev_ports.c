@@ -2,7 +2,7 @@
 /*
  * Which device model answers which guest port. A new port device is one
  * new file under vmm/dev/ plus one line here. Ranges do not overlap; a
- * port exit scans this short list (a dozen entries), which costs less
+ * port exit scans this short list (fifteen entries), which costs less
  * than the exit itself by orders of magnitude.
  */
 #include "drivers/cmos.h"
@@ -16,8 +16,6 @@
 
 #define DEBUG_EXIT_PORT 0xf4u
 #define POST_CODE_PORT  0x80u
-#define KBC_DATA_PORT   0x60u
-#define KBC_CMD_PORT    0x64u
 
 struct dev_port_range {
 	uint16_t first, last;           /* inclusive */
@@ -35,8 +33,8 @@ static const struct dev_port_range dev_ports[] = {
 	{ POST_CODE_PORT, POST_CODE_PORT, io_ones },
 	{ FWCFG_PORT_SEL, FWCFG_PORT_SEL, io_fwcfg },
 	{ FWCFG_PORT_DATA, FWCFG_PORT_DATA, io_fwcfg },
-	{ KBC_DATA_PORT, KBC_DATA_PORT, io_kbc },
-	{ KBC_CMD_PORT, KBC_CMD_PORT, io_kbc },
+	{ DEV_KBC_DATA_PORT, DEV_KBC_DATA_PORT, io_kbc },
+	{ DEV_KBC_CMD_PORT, DEV_KBC_CMD_PORT, io_kbc },
 	{ DEV_RESET_CONTROL_PORT, DEV_RESET_CONTROL_PORT, io_reset_control },
 	{ DEV_ACPI_SLEEP_CONTROL_PORT, DEV_ACPI_SLEEP_STATUS_PORT, io_acpi_sleep },
 	{ CMOS_INDEX_PORT, CMOS_DATA_PORT, io_cmos },

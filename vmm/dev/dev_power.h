@@ -31,6 +31,9 @@
 #define   DEV_RESET_FULL_RST    BIT(3)
 #define   DEV_RESET_VALUE       0x06u   /* FADT RESET_VALUE: SYS_RST | RST_CPU */
 
+#define DEV_KBC_DATA_PORT       0x60u   /* 8042 data */
+#define DEV_KBC_CMD_PORT        0x64u   /* 8042 status (read), command (write) */
+
 #define DEV_ACPI_SLEEP_CONTROL_PORT  0x600u     /* FADT SLEEP_CONTROL_REG, 8 bits */
 #define DEV_ACPI_SLEEP_STATUS_PORT   0x601u     /* FADT SLEEP_STATUS_REG, 8 bits */
 #define   DEV_ACPI_SLP_TYP           BITS(4, 2)

@@ -1,0 +1,351 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
+"""Host tests of the Linux guest's tooling (issue 14): the initramfs writer
+and package resolution of scripts/linux-guest.py, and what tests/
+linux_guest.py reads from a guest's serial log. No emulator, no network:
+apt is replaced by canned answers. make test runs them with the unit tests;
+`python3 tests/test_linux_guest.py` runs them alone."""
+import gzip
+import importlib.machinery
+import importlib.util
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+import unittest
+from unittest import mock
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+import bench_linux  # noqa: E402
+import emu  # noqa: E402
+import linux_guest  # noqa: E402
+
+
+def load_image_script():
+    path = os.path.join(ROOT, "scripts", "linux-guest.py")
+    loader = importlib.machinery.SourceFileLoader("linux_guest_script", path)
+    spec = importlib.util.spec_from_loader("linux_guest_script", loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
+
+
+image = load_image_script()
+
+
+def read_newc(data):
+    """[(name, mode, rdevmajor, rdevminor, data)] of a newc archive, checking
+    the layout the kernel's unpacker (init/initramfs.c) insists on: magic
+    070701, 4-byte alignment of names and data, a TRAILER!!! at the end."""
+    out, off = [], 0
+    while True:
+        assert data[off:off + 6] == b"070701", f"bad magic at {off}"
+        f = [int(data[off + 6 + 8 * i: off + 14 + 8 * i], 16) for i in range(13)]
+        mode, size, rmaj, rmin, namesize = f[1], f[6], f[9], f[10], f[11]
+        name = data[off + 110: off + 110 + namesize - 1].decode()
+        assert data[off + 110 + namesize - 1] == 0, "name not NUL-terminated"
+        off += 110 + namesize
+        off += -off % 4
+        body = data[off: off + size]
+        off += size
+        off += -off % 4
+        if name == "TRAILER!!!":
+            assert off == len(data), "bytes after the trailer"
+            return out
+        out.append((name, mode, rmaj, rmin, body))
+
+
+class CpioNewc(unittest.TestCase):
+    def test_entries_round_trip(self):
+        c = image.Cpio()
+        c.directory("bin")
+        c.file("init", b"#!/bin/sh\n")            # 10 bytes: data needs padding
+        c.file("bin/x", b"", mode=0o644)
+        c.symlink("bin/sh", "busybox")
+        c.chardev("dev/console", 5, 1, 0o600)
+        entries = read_newc(c.finish())
+        self.assertEqual([e[0] for e in entries], ["bin", "init", "bin/x", "bin/sh",
+                                                   "dev/console"])
+        by = {e[0]: e for e in entries}
+        self.assertTrue(stat.S_ISDIR(by["bin"][1]))
+        self.assertEqual(by["init"][4], b"#!/bin/sh\n")
+        self.assertEqual(stat.S_IMODE(by["init"][1]), 0o755)
+        self.assertEqual(stat.S_IMODE(by["bin/x"][1]), 0o644)
+        self.assertTrue(stat.S_ISLNK(by["bin/sh"][1]))
+        self.assertEqual(by["bin/sh"][4], b"busybox")
+        self.assertTrue(stat.S_ISCHR(by["dev/console"][1]))
+        self.assertEqual(by["dev/console"][2:4], (5, 1))
+
+    def test_same_input_same_bytes(self):
+        def one():
+            c = image.Cpio()
+            c.file("init", b"x" * 5)
+            return gzip.compress(c.finish(), mtime=0)
+        self.assertEqual(one(), one())
+
+    def test_initramfs_layout(self):
+        """The whole image: /init and the console node the kernel opens
+        before /init mounts devtmpfs, the libraries where glibc looks."""
+        with tempfile.TemporaryDirectory() as d:
+            paths = {}
+            for name in ("busybox", "cyclictest", "helper", "libc"):
+                paths[name] = os.path.join(d, name)
+                with open(paths[name], "wb") as f:
+                    f.write(name.encode())
+            data = image.initramfs(paths["busybox"], paths["cyclictest"],
+                                   {"lib/x86_64-linux-gnu/libc.so.6": paths["libc"]},
+                                   paths["helper"])
+        entries = {e[0]: e for e in read_newc(gzip.decompress(data))}
+        with open(os.path.join(ROOT, "guest-tests", "linux", "init"), "rb") as f:
+            self.assertEqual(entries["init"][4], f.read())
+        self.assertEqual(entries["dev/console"][2:4], (5, 1))
+        self.assertEqual(entries["dev/kmsg"][2:4], (1, 11))
+        self.assertEqual(entries["usr/bin/cyclictest"][4], b"cyclictest")
+        self.assertEqual(entries["bin/tickvisor-exit"][4], b"helper")
+        self.assertEqual(entries["lib/x86_64-linux-gnu/libc.so.6"][4], b"libc")
+        # Every file's folder comes before it (the kernel does not make them).
+        names = list(entries)
+        for n in names:
+            parent = os.path.dirname(n)
+            if parent:
+                self.assertLess(names.index(parent), names.index(n), n)
+
+
+DEPENDS = """\
+rt-tests
+  Depends: libc6
+  Depends: libnuma1
+  Depends: python3
+linux-image-cloud-amd64
+  Depends: linux-image-6.1.0-57-cloud-amd64
+libc6
+  Depends: libgcc-s1
+libnuma1
+  Depends: libc6
+python3
+  PreDepends: python3-minimal
+  Depends: libpython3-stdlib
+linux-image-6.1.0-57-cloud-amd64
+  Depends: kmod
+ |Depends: initramfs-tools
+  Depends: <linux-initramfs-tool>
+    dracut
+libgcc-s1
+  Depends: gcc-12-base
+  Depends: libc6
+"""
+SHOW = """\
+Package: linux-image-6.1.0-57-cloud-amd64
+Version: 6.1.192-3
+Architecture: amd64
+
+Package: busybox-static
+Version: 1:1.35.0-4+deb12u1+b1
+Architecture: amd64
+
+Package: rt-tests
+Version: 2.4-1
+Architecture: amd64
+
+Package: libc6
+Version: 2.36-9+deb12u14
+Architecture: amd64
+
+Package: libnuma1
+Version: 2.0.16-1
+Architecture: amd64
+
+Package: libgcc-s1
+Version: 12.2.0-14+deb12u1
+Architecture: amd64
+"""
+
+
+def fake_apt(argv, **kw):
+    out = {"depends": DEPENDS, "show": SHOW,
+           "policy": "linux-image-cloud-amd64:\n  Candidate: 6.1.192-3\n"}[argv[1]]
+    return subprocess.CompletedProcess(argv, 0, out, "")
+
+
+class AptResolution(unittest.TestCase):
+    def test_graph_takes_first_alternative_and_skips_virtual(self):
+        with mock.patch.object(image, "run", fake_apt):
+            g = image.apt_graph(["rt-tests", "linux-image-cloud-amd64"])
+        self.assertEqual(g["linux-image-6.1.0-57-cloud-amd64"], ["kmod", "initramfs-tools"])
+        self.assertEqual(g["python3"], ["python3-minimal", "libpython3-stdlib"])
+
+    def test_libraries_follow_lib_packages_only(self):
+        """python3 is a dependency of rt-tests' Python tools, not of
+        cyclictest: nothing behind it is fetched."""
+        with mock.patch.object(image, "run", fake_apt):
+            g = image.apt_graph(["rt-tests"])
+        self.assertEqual(image.lib_closure(g, "rt-tests"), ["libc6", "libnuma1", "libgcc-s1"])
+
+    def test_resolve_names_the_debs_apt_get_download_writes(self):
+        """apt-get download writes the epoch's colon as %3a."""
+        with mock.patch.object(image, "run", fake_apt):
+            pkgs = image.resolve()
+        self.assertEqual(pkgs[0], ("kernel", "linux-image-6.1.0-57-cloud-amd64",
+                                   "linux-image-6.1.0-57-cloud-amd64_6.1.192-3_amd64.deb"))
+        self.assertIn(("busybox", "busybox-static",
+                       "busybox-static_1%3a1.35.0-4+deb12u1+b1_amd64.deb"), pkgs)
+        self.assertEqual([p for r, p, _ in pkgs if r == "lib"], ["libc6", "libnuma1", "libgcc-s1"])
+
+    def test_unknown_package_is_an_error(self):
+        def nothing(argv, **kw):
+            return subprocess.CompletedProcess(argv, 0, "", "")
+        with mock.patch.object(image, "run", nothing):
+            with self.assertRaisesRegex(image.ImageError, "rt-tests"):
+                image.apt_graph(["rt-tests"])
+
+    def test_no_lists_as_non_root_says_what_to_run(self):
+        def nothing(argv, **kw):
+            return subprocess.CompletedProcess(argv, 0, "", "")
+        with mock.patch.object(image, "run", nothing), \
+                mock.patch.object(image.os, "geteuid", return_value=1000):
+            with self.assertRaisesRegex(image.ImageError, "apt-get update"):
+                image.apt_ensure_lists()
+
+    def test_download_as_root_keeps_apt_out_of_its_sandbox_user(self):
+        calls = []
+
+        def download(argv, cwd=None, **kw):
+            calls.append(argv)
+            open(os.path.join(cwd, "x_1_amd64.deb"), "w").close()
+            return subprocess.CompletedProcess(argv, 0, "", "")
+        with tempfile.TemporaryDirectory() as d, mock.patch.object(image, "run", download), \
+                mock.patch.object(image.os, "geteuid", return_value=0), \
+                mock.patch.object(image, "log"):
+            image.apt_download("x", "x_1_amd64.deb", d)
+            image.apt_download("x", "x_1_amd64.deb", d)       # cached: no second call
+        self.assertEqual(len(calls), 1)
+        self.assertIn("APT::Sandbox::User=root", calls[0])
+
+
+class ElfNeeds(unittest.TestCase):
+    """readelf, not ldd: the host's own binaries stand in for the guest's."""
+
+    def test_needed_and_interpreter_of_a_host_binary(self):
+        interp, needed = image.elf_needs(shutil.which("ls"))
+        self.assertTrue(interp and interp.endswith("ld-linux-x86-64.so.2"))
+        self.assertIn("libc.so.6", needed)
+
+    def test_closure_finds_libraries_in_package_trees(self):
+        """A package tree laid out like libc6's: the loader counts once, at
+        the interpreter's path, though libc names it too."""
+        interp, _ = image.elf_needs(shutil.which("ls"))
+        libc = None
+        for d in ("/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu"):
+            if os.path.exists(os.path.join(d, "libc.so.6")):
+                libc = d
+        if not libc:
+            self.skipTest("no multiarch libc on this host")
+        with tempfile.TemporaryDirectory() as root:
+            dst = os.path.join(root, "lib", "x86_64-linux-gnu")
+            os.makedirs(dst)
+            for lib in os.listdir(libc):
+                if lib.endswith(".so.6") or lib.startswith(("ld-linux", "libselinux", "libpcre")):
+                    shutil.copy(os.path.join(libc, lib), dst, follow_symlinks=True)
+            files = image.runtime_closure(shutil.which("ls"), [root])
+            self.assertIn("lib/x86_64-linux-gnu/libc.so.6", files)
+            self.assertIn(interp.lstrip("/"), files)
+            self.assertNotIn("lib/x86_64-linux-gnu/ld-linux-x86-64.so.2", files)
+
+    def test_missing_library_is_named(self):
+        with tempfile.TemporaryDirectory() as root:
+            with self.assertRaisesRegex(image.ImageError, r"libc\.so\.6|ld-linux"):
+                image.runtime_closure(shutil.which("ls"), [root])
+
+
+# A serial log as a 2-vCPU run prints it (timestamps from printk).
+SERIAL = """\
+[    0.087730] RETBleed: WARNING: Spectre v2 mitigation leaves CPU vulnerable to RETBleed attacks, data leaks possible!
+[   36.141703] linux-guest: clocksource: tsc (available: tsc hpet acpi_pm )
+[   36.263115] linux-guest: clockevent: clockevent0: lapic-deadline
+[   36.300208] linux-guest: clockevent: clockevent1: lapic-deadline
+[   36.308494] linux-guest: PASS: every CPU's clockevent is lapic-deadline
+[   36.400177] linux-guest: cpus online: 0-1 (2)
+[   39.014052] linux-guest: cyclictest: # Histogram
+[   39.014052] linux-guest: cyclictest: 000071 000001 000000
+[   39.014052] linux-guest: cyclictest: 000072 000000 000001
+[   39.014052] linux-guest: cyclictest: # Total: 000002000 000002000
+[   39.014052] linux-guest: cyclictest: # Min Latencies: 00071 00072
+[   39.014052] linux-guest: cyclictest: # Avg Latencies: 00138 00120
+[   39.014052] linux-guest: cyclictest: # Max Latencies: 00232 00216
+[   39.014052] linux-guest: cyclictest: # Histogram Overflows: 00006 00001
+[   39.1] linux-guest: FAIL: no kernel warning, BUG, oops or call trace in the kernel log
+[   39.2] linux-guest: SUMMARY: 5 checks, 1 failed
+"""
+
+
+class SerialFacts(unittest.TestCase):
+    def test_cyclictest_summary_and_histogram(self):
+        ct = linux_guest.cyclictest(SERIAL)
+        self.assertEqual(ct["threads"], [
+            {"min": 71, "avg": 138, "max": 232, "overflows": 6},
+            {"min": 72, "avg": 120, "max": 216, "overflows": 1}])
+        self.assertEqual(ct["hist"], {71: [1, 0], 72: [0, 1]})
+
+    def test_no_summary_is_none(self):
+        self.assertIsNone(linux_guest.cyclictest(SERIAL.replace("Max Latencies", "Max")))
+
+    def test_guest_facts(self):
+        f = linux_guest.guest_facts(SERIAL)
+        self.assertEqual(f["clocksource"], "tsc")
+        self.assertEqual(f["clockevents"], ["lapic-deadline", "lapic-deadline"])
+        self.assertEqual(f["cpus_online"], "0-1 (2)")
+        self.assertEqual(f["checks"][0], (True, "every CPU's clockevent is lapic-deadline"))
+        self.assertFalse(f["checks"][1][0])
+
+    def test_kernel_complaints_are_bugs_not_words(self):
+        """RETBleed's note says WARNING but is no WARN(); a WARN() splat,
+        a BUG and an oops are, and /init quoting them is not counted."""
+        self.assertEqual(linux_guest.kernel_complaints(SERIAL), [])
+        splat = ("[    1.0] WARNING: CPU: 1 PID: 0 at arch/x86/kernel/apic/apic.c:500 x+0x1/0x2\n"
+                 "[    1.1] BUG: kernel NULL pointer dereference, address: 0000000000000000\n"
+                 "[    1.2] Call Trace:\n"
+                 "[    1.3] linux-guest:   [    1.2] Call Trace:\n")
+        self.assertEqual(len(linux_guest.kernel_complaints(splat)), 3)
+
+    def test_native_final_line_after_a_time_stamp(self):
+        """emu.py ends a native run on /init's EXIT line, printk stamp or not."""
+        for line, status in (("[   39.5] EXIT: status 0", 0), ("EXIT: status 1", 1)):
+            self.assertEqual(int(emu.NATIVE_FINAL_RE.search(line).group(1)), status)
+        self.assertIsNone(emu.NATIVE_FINAL_RE.search("[ 1.0] linux-guest: EXIT: status 0"))
+
+    def test_make_test_suite_rejects_a_kernel_warning(self):
+        import suites
+        suite = [s for s in suites.SUITES if s.name == "linux-2cpu"][0]
+        warn = "[    1.0] WARNING: CPU: 0 PID: 1 at kernel/x.c:1 f+0x0/0x1\n"
+        import re
+        hit = lambda text: any(re.search(p, text, re.M) for p in suite.reject)  # noqa: E731
+        self.assertTrue(hit(warn))
+        self.assertFalse(hit(SERIAL))
+
+
+class BenchGoals(unittest.TestCase):
+    """Issue 14's goals: max with advance=auto at most 2x native's, avg at
+    most native's + 10%."""
+
+    def result(self, avg, mx):
+        return {"cyclictest": {"threads": [{"min": 1, "avg": avg, "max": mx, "overflows": 0}],
+                               "hist": {}}}
+
+    def test_goals(self):
+        linux = {"configs": {"native": self.result(100, 200),
+                             "preempt/auto": self.result(110, 400)}}
+        self.assertEqual([ok for _, ok, _ in bench_linux.goals(linux)], [True, True])
+        linux["configs"]["preempt/auto"] = self.result(111, 401)
+        self.assertEqual([ok for _, ok, _ in bench_linux.goals(linux)], [False, False])
+
+    def test_missing_summary_fails_the_goal(self):
+        linux = {"configs": {"native": self.result(100, 200), "preempt/auto": {}}}
+        self.assertEqual([ok for _, ok, _ in bench_linux.goals(linux)], [False])
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -202,10 +202,9 @@ static int exit_check_result(struct vcpu *v, int r)
 	return r;
 }
 
-int vmm_handle_exit(struct vcpu *v)
+int vmm_handle_exit(struct vcpu *v, uint32_t reason)
 {
 	const struct vmx_exit *e = &v->exit;
-	uint32_t reason = vmx_read_exit_reason();
 	unsigned basic = (unsigned)FIELD_GET(VMX_EXIT_REASON_BASIC, reason);
 	const struct exit_entry *x;
 	exit_fn fn;

@@ -17,9 +17,10 @@ struct exit_entry {
 	unsigned needs;
 };
 
-/* Reads the current exit's information and handles it: 0 to go on
- * running the vCPU, -1 when the guest has ended. */
-int vmm_handle_exit(struct vcpu *v);
+/* Reads the current exit's information and handles it, given its full
+ * exit reason (vmx_read_exit_reason()): 0 to go on running the vCPU, -1
+ * when the guest has ended. */
+int vmm_handle_exit(struct vcpu *v, uint32_t reason);
 
 int exit_cpuid(struct vcpu *v);
 int exit_rdmsr(struct vcpu *v);

@@ -9,6 +9,7 @@
 #include "vmm/host/percpu.h"
 #include "vmm/vcpu_timer.h"
 #include "vmm/exit.h"
+#include "vmm/exit_fast.h"
 #include "vmm/guest.h"
 #include "vmm/vcpu_run.h"
 #include "vmm/vcpu_xstate.h"
@@ -191,10 +192,55 @@ static int vcpu_init_sipi(struct vcpu *v)
 	return r;
 }
 
+static __attribute__((noinline, cold)) void vcpu_entry_failed(struct vcpu *v, int r)
+{
+	unsigned err = r == 2 ? (unsigned)vmread(VMCS_INSN_ERROR) : 0;
+
+	vcpu_kill(v, GUEST_STATUS_ENTRY_FAIL, "%s failed: %s%u (%s)",
+		  v->regs.launched ? "VMRESUME" : "VMLAUNCH",
+		  r == 2 ? "VM-instruction error " : "VMfailInvalid ", err,
+		  r == 2 ? vmx_insn_error_name(err) : "no current VMCS");
+}
+
+/* One VM entry and the bookkeeping every exit needs; false when the
+ * entry failed (the guest is ended). */
+static inline __attribute__((always_inline)) bool vcpu_enter(struct vcpu *v)
+{
+	int r;
+
+	vcpu_xcr0_load_guest(v);
+	vcpu_timer_load_preempt(v);
+	r = vmx_run(&v->regs);
+	vcpu_xcr0_load_host(v);
+	if (unlikely(r)) {
+		vcpu_entry_failed(v, r);
+		return false;
+	}
+	v->regs.launched = 1;
+	if (v->spin_target) {
+		vcpu_timer_after_entry(v);
+		/* The advance moved: so does the next hardware deadline. */
+		v->timer_dirty = true;
+	}
+	/* The CPU clears the entry's event injection on every exit. */
+	v->injecting = false;
+	v->intr_state_valid = false;
+	if (!v->lma_by_hw)
+		sync_ia32e(v);
+	return true;
+}
+
+/*
+ * The pre-entry work below (up to vapic_inject) runs before every entry
+ * but those exit_fast() resumes at once; vcpu_entry_idle()
+ * (vmm/exit_fast.c) must know every step of it: a step added here needs
+ * its condition there.
+ */
 void vcpu_run(struct vcpu *v)
 {
 	struct guest *g = v->guest;
-	int r;
+	enum exit_fast fast;
+	uint32_t reason;
 
 	irq_disable();
 	this_cpu()->vcpu = v;
@@ -215,30 +261,16 @@ void vcpu_run(struct vcpu *v)
 			vapic_mode_sync(v);
 		vcpu_timer_before_entry(v);
 		vapic_inject(v);
-		vcpu_xcr0_load_guest(v);
-		vcpu_timer_load_preempt(v);
-		r = vmx_run(&v->regs);
-		vcpu_xcr0_load_host(v);
-		if (unlikely(r)) {
-			unsigned err = r == 2 ? (unsigned)vmread(VMCS_INSN_ERROR) : 0;
-
-			vcpu_kill(v, GUEST_STATUS_ENTRY_FAIL, "%s failed: %s%u (%s)",
-				  v->regs.launched ? "VMRESUME" : "VMLAUNCH",
-				  r == 2 ? "VM-instruction error " : "VMfailInvalid ", err,
-				  r == 2 ? vmx_insn_error_name(err) : "no current VMCS");
-			break;
-		}
-		v->regs.launched = 1;
-		if (v->spin_target)
-			vcpu_timer_after_entry(v);
-		/* The CPU clears the entry's event injection on every exit. */
-		v->injecting = false;
-		v->intr_state_valid = false;
-		if (!v->lma_by_hw)
-			sync_ia32e(v);
-		if (vmm_handle_exit(v))
+		do {
+			if (!vcpu_enter(v))
+				goto out;
+			reason = vmx_read_exit_reason();
+			fast = exit_fast(v, reason);
+		} while (fast == EXIT_FAST_RESUME);
+		if (fast == EXIT_FAST_NONE && vmm_handle_exit(v, reason))
 			break;
 	}
+out:
 	timer_host_disarm_all(&this_cpu()->timer);
 	this_cpu()->vcpu = NULL;
 }

@@ -7,6 +7,7 @@
 #include "drivers/io.h"
 #include "vmm/dump.h"
 #include "vmm/exit.h"
+#include "vmm/exit_fast.h"
 #include "vmm/host/irq.h"
 #include "vmm/lapic_glue.h"
 #include "vmm/host/log.h"
@@ -225,5 +226,9 @@ int vmm_handle_exit(struct vcpu *v, uint32_t reason)
 	if (unlikely(x->needs & VMX_NEED_IDT_INFO) && (e->idt_info & INTR_INFO_VALID))
 		vcpu_reinject(v);
 	r = fn(v);
-	return unlikely(r) ? exit_check_result(v, r) : 0;
+	if (likely(!r))
+		return 0;
+	if (r == EXIT_RESUMABLE)
+		return vcpu_entry_idle(v);
+	return exit_check_result(v, r);
 }

@@ -2,13 +2,14 @@
 /*
  * The exit fast path (issue 13.4). CPUID, WRMSR to IA32_TSC_DEADLINE and
  * the x2APIC ICR writes of vlapic_x2apic_icr_fast() are the exits a guest
- * takes in a loop (a TSC-deadline timer per tick, an IPI per message);
- * KVM handles the same set before re-enabling interrupts
- * (handle_fastpath_set_msr_irqoff, vmx_exit_handlers_fastpath) for the
- * same reason. They are handled here by the same code the exit table
- * uses, and the run loop re-enters at once when vcpu_entry_idle() says
- * its pre-entry work (vcpu_run.c, vcpu_timer.c, vapic_inject.c) has
- * nothing to do; otherwise it does that work as after any other exit.
+ * takes in a loop (a TSC-deadline timer per tick, an IPI per message).
+ * Their handlers in the exit table say so (EXIT_RESUMABLE), and
+ * vmm_handle_exit() asks vcpu_entry_idle() whether the run loop's
+ * pre-entry work (vcpu_run.c, vcpu_timer.c, vapic_inject.c) has anything
+ * to do; if not, the vCPU re-enters at once. KVM handles the same two
+ * MSR writes before re-enabling interrupts and re-enters the guest
+ * straight away when no request is pending (handle_fastpath_set_msr_irqoff,
+ * EXIT_FASTPATH_REENTER_GUEST), for the same reason.
  */
 #include "drivers/io.h"
 #include "vmm/exit.h"
@@ -17,123 +18,137 @@
 #include "vmm/lapic_glue.h"
 #include "vmm/vcpu_run.h"
 #include "vmm/vcpu_timer.h"
+#include "vmm/vcpu_xstate.h"
 #include "vmx/vmx.h"
 
-#define MSR_X2APIC_ICR LAPIC_MSR(LAPIC_ICR_LO)
+/* vlapic_highest_irr() < 0 without the call: eight loads, no search. */
+static inline bool irr_empty(const struct vlapic *l)
+{
+	uint32_t any = 0;
+
+	for (uint32_t w = 0; w < 8; w++)
+		any |= vlapic_get(l, LAPIC_IRR + w * 16);
+	return !any;
+}
 
 /*
- * Each condition stands for a step of the pre-entry work, in the order
- * vcpu_run() takes them; a step that finds its condition false has work.
- * Everything is read with interrupts off, as the slow path reads it, so a
- * kick that comes after a check exits the guest at once, as there.
+ * Each condition stands for steps of the pre-entry work (vcpu_run.c,
+ * vcpu_timer.c, vapic_inject.c); a step that finds its condition false
+ * may have work. Everything is read with interrupts off, as the slow path
+ * reads it, so a kick that comes after a check exits the guest at once,
+ * as there.
  *
- * - timer_host_drain(), and the host LAPIC/HPET backends: no host timer
- *   armed on this CPU. With one armed the drain may have an interrupt to
- *   let in, and its backend re-arms on each entry: slow path.
- * - the ended flag, the time limit, INIT/SIPI, vapic_mode_sync(): flags
- *   other CPUs set before they kick. An EPT change elsewhere reaches this
- *   vCPU as apic_mode_dirty (vapic.c, ept_flush_all), so that one check
- *   covers the EPT generation too. The time limit is in preempt_at below.
- * - vcpu_timer_before_entry(): its inputs are the target (timer_dirty
- *   when it moved), the advance (changed only by vcpu_timer_after_entry,
- *   which then sets timer_dirty), timer_exit/halt_wake (set only by the
- *   preemption-timer exit, the host timer interrupt and the halt path,
- *   all slow) and, for a vCPU with others, RFLAGS.IF (the stop poll).
- *   With those unchanged it would arm the preemption timer for the same
- *   preempt_at again, and vcpu_timer_load_preempt() reloads the count
- *   from it before every entry. An expiry due within the advance, or the
- *   time limit, makes now >= preempt_at (preempt_at is the earliest of
- *   target - advance, the limit and the stop poll): slow path, which
- *   delivers it. Without the preemption timer nothing may be armed.
- * - vapic_inject(): nothing injected since the exit (an exception from
- *   the handler, a #DB for TF), no NMI, no posted request to fold, not
- *   hlt=guest (whose HLT-exiting and wake-up depend on what is pending);
- *   with virtual-interrupt delivery RVI/SVI in step with the page (the
- *   CPU delivers from them), without it nothing in IRR: a pending vector,
- *   injectable now or not, goes the slow way, which injects it or asks
- *   for its window (also right after an exit that ended an STI shadow).
- *   With APICv but the APIC software-disabled the slow path also keeps
- *   the TPR threshold: slow.
+ * - kicked: every change another CPU makes for this vCPU and every
+ *   interrupt, NMI, INIT or SIPI that reaches its APIC (vlapic_accept ->
+ *   op_notify, also from this CPU) comes with vcpu_kick(), which sets it;
+ *   the pre-entry work clears it before it looks. So since the last slow
+ *   entry there is: no INIT/SIPI, no new NMI, no mode, base or EPT change
+ *   (vapic_mode_sync; ept_flush_all kicks), no change to IRR, and RVI/SVI
+ *   are still in step (intr_dirty is set only by op_notify, by
+ *   vapic_mode_sync and by the handlers of slow exits). wait_sipi is never
+ *   set while the vCPU runs. An NMI or interrupt left pending then, held
+ *   back by the guest, has its window exit armed, which comes as soon as
+ *   the guest can take it, also right after this entry.
+ * - ended: guest_end() kicks nobody; read it.
+ * - timer_dirty: the target moved (the handler of this exit, or the
+ *   advance tuned by the last entry's wait): the timer is re-armed the
+ *   slow way. timer_exit and halt_wake are false here: set only by the
+ *   preemption-timer exit, the host timer interrupt (it runs with
+ *   interrupts on: in the drain, a halt, or an external-interrupt exit)
+ *   and the halt path, all slow, and cleared by every slow entry.
+ * - injecting: the handler injected an exception (a #DB for TF): the
+ *   slow path orders interrupts behind it.
+ * - not hlt=guest, whose HLT exiting and wake-up depend on what is
+ *   pending. A host-timer backend (timer=lapic/hpet)
+ *   has the drain to run and a host deadline to keep when a host timer
+ *   is armed on this CPU: slow then.
+ * - the APIC without virtual-interrupt delivery: nothing in IRR (a vector
+ *   waiting there goes the slow way, which injects it or arms its
+ *   window), and not APICv with the APIC software-disabled (the slow path
+ *   keeps the TPR threshold then). Posted requests need no fold:
+ *   pi_notified is set only by the notification's host interrupt handler
+ *   (interrupts on, as above) and cleared by every slow entry's
+ *   vapic_inject(); posting is on exactly while virtual-interrupt delivery
+ *   is (vapic_mode_sync), and a request posted as it went off brings its
+ *   notification IPI, which exits.
+ * - a vCPU with others and RFLAGS.IF clear needs the stop poll of
+ *   vcpu_timer.c armed for now: slow.
+ * - the VMX-preemption timer: armed by the last slow entry for
+ *   preempt_at, the earliest of the guest timer's target less the
+ *   advance, the time limit and the stop poll, all unchanged (above). Its
+ *   count is loaded here from preempt_at, as vcpu_timer_load_preempt()
+ *   does; a count of 0 (one of them is due) goes the slow way, which
+ *   delivers the expiry or ends the guest. Without the preemption timer
+ *   nothing may be armed: no guest timer, no time limit.
  */
-bool vcpu_entry_idle(struct vcpu *v)
+static inline bool vcpu_entry_idle_inline(struct vcpu *v)
 {
-	const struct timer_cpu *tc = &this_cpu()->timer;
 	const struct guest *g = v->guest;
 	struct vlapic *l = v->lapic;
+	uint64_t count;
 
-	if (READ_ONCE(tc->lapic_armed) | READ_ONCE(tc->hpet_armed))
+	if (READ_ONCE(v->kicked) | v->timer_dirty | v->injecting | v->cached_hlt_guest)
 		return false;
-	if (READ_ONCE(g->ended) || v->wait_sipi || READ_ONCE(l->init_pending) ||
-	    READ_ONCE(l->sipi_pending) || READ_ONCE(v->apic_mode_dirty))
+	if (v->timer_kind != TIMER_PREEMPT &&
+	    (READ_ONCE(this_cpu()->timer.lapic_armed) | READ_ONCE(this_cpu()->timer.hpet_armed)))
 		return false;
-	if (v->timer_dirty || v->timer_exit || v->halt_wake)
+	if (READ_ONCE(g->ended))
 		return false;
-	if (v->pin_ctls & BIT(PIN_PREEMPT_TIMER)) {
-		if (rdtsc() >= v->preempt_at)
-			return false;
-	} else if (g->deadline_tsc || l->timer.armed) {
+	if (!l->hw_vid && (g->apicv || !irr_empty(l)))
 		return false;
-	}
 	if (g->nvcpus > 1 && !(vmread(VMCS_GUEST_RFLAGS) & RFLAGS_IF))
 		return false;
-	if (v->injecting || READ_ONCE(l->nmi_pending) || g->spec->opts.hlt == HLT_GUEST ||
-	    !vapic_pi_idle(v))
+	if (!(v->pin_ctls & BIT(PIN_PREEMPT_TIMER)))
+		return !g->deadline_tsc && !l->timer.armed;
+	count = preempt_value(v->preempt_at, rdtsc(), timer_caps.preempt_rate);
+	if (!count)
 		return false;
-	if (l->hw_vid)
-		return !READ_ONCE(v->intr_dirty);
-	return !g->apicv && vlapic_highest_irr(l) < 0;
-}
-
-/* The ICR write vlapic_x2apic_icr_fast() takes: exit_wrmsr() without the
- * MSR dispatch. It does not set intr_dirty as vcpu_msr_write_apic() does
- * for every APIC write: an IPI changes this vCPU's IRR only when it is
- * its own target, and then vlapic_accept() notifies it (op_notify sets
- * intr_dirty). false: not taken, nothing done. */
-static bool fast_icr(struct vcpu *v, uint32_t reason, uint64_t val)
-{
-	if (!vlapic_x2apic_icr_fast(v->lapic, val))
-		return false;
-	vmx_read_exit(&v->exit, reason, VMX_NEED_INSN);
-	vcpu_skip_insn(v);
+	vmwrite(VMCS_PREEMPT_TIMER_VALUE, count);
 	return true;
 }
 
-/* Both WRMSR and CPUID rows of the exit table need the instruction and
- * nothing more; it is read once the exit is known to be taken here. */
-static bool fast_wrmsr(struct vcpu *v, uint32_t reason)
+bool vcpu_entry_idle(struct vcpu *v)
 {
-	uint64_t *g = v->regs.gpr;
-	uint32_t msr = (uint32_t)g[GPR_RCX];
+	return vcpu_entry_idle_inline(v);
+}
 
-	if (msr == MSR_X2APIC_ICR)
-		return fast_icr(v, reason, (g[GPR_RDX] << 32) | (uint32_t)g[GPR_RAX]);
-	if (msr != MSR_IA32_TSC_DEADLINE)
-		return false;
-	vmx_read_exit(&v->exit, reason, VMX_NEED_INSN);
-	exit_wrmsr(v);
-	/* The one timer this exit may have moved: re-armed here as the
-	 * pre-entry work would (the host-timer backends go that way). */
+void exit_fast_init(struct vcpu *v)
+{
+	v->cached_hlt_guest = v->guest->spec->opts.hlt == HLT_GUEST;
+	v->regs.cpuid_exit = exit_fast_cpuid;
+}
+
+/*
+ * CPUID, the exit a guest makes most, is handed to this function by the
+ * entry stub itself (regs->cpuid_exit), before vmx_run() returns: the
+ * exit-table row's handler with the exit information its row asks for,
+ * counted as the table counts, and the guest goes straight back in when
+ * vcpu_entry_idle() agrees. Nonzero: resume now (XCR0 and the
+ * preemption-timer count loaded); 0: the run loop's pre-entry work is due.
+ */
+_Static_assert(__builtin_offsetof(struct vcpu, regs) == 0, "a vCPU begins with its registers");
+
+int exit_fast_cpuid(struct guest_regs *regs)
+{
+	struct vcpu *v = (struct vcpu *)regs;
+
+	vcpu_after_exit(v);
+	v->stats.exits[VMX_EXIT_CPUID]++;
+	v->stats.total++;
+	vmx_read_exit(&v->exit, VMX_EXIT_CPUID, VMX_NEED_INSN);
+	exit_cpuid(v);
+	if (!vcpu_entry_idle_inline(v))
+		return 0;
+	vcpu_xcr0_load_guest(v);
+	return 1;
+}
+
+/* The write may have moved the one timer target (timer_dirty): re-armed
+ * here as vcpu_timer_before_entry() would before the next entry, on the
+ * preemption-timer backend; the host-timer backends take the slow way. */
+int exit_fast_deadline_written(struct vcpu *v)
+{
 	if (v->timer_dirty && v->timer_kind == TIMER_PREEMPT)
 		vcpu_timer_before_entry(v);
-	return true;
-}
-
-enum exit_fast exit_fast(struct vcpu *v, uint32_t reason)
-{
-	bool done;
-
-	/* The full reason: an entry failure (bit 31) never matches. */
-	if (reason != VMX_EXIT_CPUID && reason != VMX_EXIT_WRMSR)
-		return EXIT_FAST_NONE;
-	if (reason == VMX_EXIT_CPUID) {
-		vmx_read_exit(&v->exit, reason, VMX_NEED_INSN);
-		done = !exit_cpuid(v);
-	} else {
-		done = fast_wrmsr(v, reason);
-	}
-	if (!done)
-		return EXIT_FAST_NONE;
-	v->stats.exits[reason]++;
-	v->stats.total++;
-	return vcpu_entry_idle(v) ? EXIT_FAST_RESUME : EXIT_FAST_DONE;
+	return EXIT_RESUMABLE;
 }

@@ -76,6 +76,7 @@ static int misc_enable_write(struct vcpu *v, uint64_t val)
 	return 0;
 }
 
+/* 0, -1 to raise #GP, or EXIT_RESUMABLE (see exit_wrmsr). */
 static int msr_write(struct vcpu *v, uint32_t msr, uint64_t val)
 {
 	switch (msr) {
@@ -112,18 +113,21 @@ int exit_rdmsr(struct vcpu *v)
 	return 0;
 }
 
+/* The TSC-deadline and x2APIC ICR writes a guest makes per timer tick
+ * and per IPI come back EXIT_RESUMABLE from vcpu_msr_write_apic(). */
 int exit_wrmsr(struct vcpu *v)
 {
 	uint64_t *g = v->regs.gpr;
 	uint32_t msr = (uint32_t)g[GPR_RCX];
 	uint64_t val = (g[GPR_RDX] << 32) | (uint32_t)g[GPR_RAX];
+	int r = msr_write(v, msr, val);
 
-	if (msr_write(v, msr, val)) {
+	if (r < 0) {
 		pr_debug("guest %s: vcpu%u: WRMSR %#x <- %#lx -> #GP", v->guest->spec->name,
 			 v->id, msr, (unsigned long)val);
 		vcpu_inject_gp(v);
 		return 0;
 	}
 	vcpu_skip_insn(v);
-	return 0;
+	return r;
 }

@@ -11,6 +11,8 @@
  */
 #include "drivers/io.h"
 #include "drivers/string.h"
+#include "vmm/exit.h"
+#include "vmm/exit_fast.h"
 #include "vmm/hypercall.h"
 #include "vmm/lapic_glue.h"
 #include "vmm/host/log.h"
@@ -342,12 +344,28 @@ bool vapic_timer_reg(uint32_t off)
 	return off == LAPIC_TMICT || off == LAPIC_TDCR;
 }
 
+#define MSR_X2APIC_ICR LAPIC_MSR(LAPIC_ICR_LO)
+
+/*
+ * The writes a guest makes per timer tick and per IPI are resumable
+ * (EXIT_RESUMABLE, vmm/exit_fast.c): IA32_TSC_DEADLINE, and an ICR write
+ * vlapic_x2apic_icr_fast() takes (a fixed IPI to itself or one x2APIC
+ * ID). That one leaves intr_dirty alone too: an IPI changes this vCPU's
+ * IRR only when it is its own target, and then vlapic_accept() notifies
+ * it (op_notify). Any other ICR value takes vlapic_wrmsr(), as before.
+ * The MSRs are compared by number: the fewest compares on the path of
+ * every timer write.
+ */
 int vcpu_msr_write_apic(struct vcpu *v, uint32_t msr, uint64_t val)
 {
-	int r = vlapic_wrmsr(v->lapic, msr, val);
+	int r;
 
-	if (msr != MSR_IA32_TSC_DEADLINE &&
-	    !(msr >= LAPIC_MSR_BASE && vapic_timer_reg((msr - LAPIC_MSR_BASE) << 4)))
+	if (msr == MSR_X2APIC_ICR && vlapic_x2apic_icr_fast(v->lapic, val))
+		return EXIT_RESUMABLE;
+	r = vlapic_wrmsr(v->lapic, msr, val);
+	if (msr == MSR_IA32_TSC_DEADLINE)
+		return exit_fast_deadline_written(v);   /* r is 0: no #GP */
+	if (msr != LAPIC_MSR(LAPIC_TMICT) && msr != LAPIC_MSR(LAPIC_TDCR))
 		v->intr_dirty = true;   /* an EOI or ICR write may have moved IRR/ISR */
 	return r;       /* a mode change is synced before the next entry */
 }

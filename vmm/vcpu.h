@@ -78,6 +78,8 @@ struct vcpu {
 	uint64_t misc_enable;           /* IA32_MISC_ENABLE as the guest sees it */
 	uint64_t xcr0;                  /* guest XCR0, loaded only while it runs */
 	struct vcpu_stats stats;
+	bool kicked;                    /* vcpu_kick() since the last pre-entry work */
+	bool cached_hlt_guest;          /* opts.hlt == HLT_GUEST, read on every entry */
 };
 
 /* Port-I/O device state of a guest (the models in vmm/dev/). */

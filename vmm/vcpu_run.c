@@ -115,7 +115,10 @@ void vcpu_kick(struct vcpu *v)
 	struct pcpu *p = cpus[v->id];
 
 	/* The vCPU re-evaluates before every entry; only one running on
-	 * another CPU (or sleeping there) needs an interrupt to notice. */
+	 * another CPU (or sleeping there) needs an interrupt to notice.
+	 * An entry the fast path would make instead sees the flag; one it
+	 * made before the flag was set takes the IPI as an exit. */
+	__atomic_store_n(&v->kicked, true, __ATOMIC_RELEASE);
 	if (p && p != this_cpu())
 		apic_send_ipi(p->apic_id, VEC_KICK);
 }
@@ -128,7 +131,7 @@ int vcpu_time_limit_hit(struct vcpu *v, const char *where)
 
 /* EFER.LMA -> "IA-32e mode guest" on CPUs whose VM exits do not store
  * it (IA32_VMX_MISC bit 5 clear), so the next entry agrees with EFER. */
-static void sync_ia32e(struct vcpu *v)
+void vcpu_sync_ia32e(struct vcpu *v)
 {
 	bool lma = vmread(VMCS_GUEST_EFER) & EFER_LMA;
 	uint32_t ctls = lma ? v->entry_ctls | (uint32_t)BIT(ENTRY_IA32E_GUEST)
@@ -192,82 +195,71 @@ static int vcpu_init_sipi(struct vcpu *v)
 	return r;
 }
 
-static __attribute__((noinline, cold)) void vcpu_entry_failed(struct vcpu *v, int r)
+static __attribute__((noinline, cold)) void vcpu_entry_failed(struct vcpu *v, long r)
 {
-	unsigned err = r == 2 ? (unsigned)vmread(VMCS_INSN_ERROR) : 0;
+	bool valid = r == VMX_RUN_FAIL_VALID;
+	unsigned err = valid ? (unsigned)vmread(VMCS_INSN_ERROR) : 0;
 
 	vcpu_kill(v, GUEST_STATUS_ENTRY_FAIL, "%s failed: %s%u (%s)",
 		  v->regs.launched ? "VMRESUME" : "VMLAUNCH",
-		  r == 2 ? "VM-instruction error " : "VMfailInvalid ", err,
-		  r == 2 ? vmx_insn_error_name(err) : "no current VMCS");
-}
-
-/* One VM entry and the bookkeeping every exit needs; false when the
- * entry failed (the guest is ended). */
-static inline __attribute__((always_inline)) bool vcpu_enter(struct vcpu *v)
-{
-	int r;
-
-	vcpu_xcr0_load_guest(v);
-	vcpu_timer_load_preempt(v);
-	r = vmx_run(&v->regs);
-	vcpu_xcr0_load_host(v);
-	if (unlikely(r)) {
-		vcpu_entry_failed(v, r);
-		return false;
-	}
-	v->regs.launched = 1;
-	if (v->spin_target) {
-		vcpu_timer_after_entry(v);
-		/* The advance moved: so does the next hardware deadline. */
-		v->timer_dirty = true;
-	}
-	/* The CPU clears the entry's event injection on every exit. */
-	v->injecting = false;
-	v->intr_state_valid = false;
-	if (!v->lma_by_hw)
-		sync_ia32e(v);
-	return true;
+		  valid ? "VM-instruction error " : "VMfailInvalid ", err,
+		  valid ? vmx_insn_error_name(err) : "no current VMCS");
 }
 
 /*
- * The pre-entry work below (up to vapic_inject) runs before every entry
- * but those exit_fast() resumes at once; vcpu_entry_idle()
- * (vmm/exit_fast.c) must know every step of it: a step added here needs
- * its condition there.
+ * The pre-entry work below (up to vcpu_timer_load_preempt) runs before
+ * every entry but those resumed at once: after a CPUID exit the entry
+ * stub's cpuid_exit hook (exit_fast_cpuid) resumes, and after a resumable
+ * exit of the table vmm_handle_exit() returns 1. vcpu_entry_idle()
+ * (vmm/exit_fast.c) decides both and must know every step of this work:
+ * a step added here needs its condition there.
  */
 void vcpu_run(struct vcpu *v)
 {
 	struct guest *g = v->guest;
-	enum exit_fast fast;
-	uint32_t reason;
+	long reason;
+	int r;
 
 	irq_disable();
 	this_cpu()->vcpu = v;
+	exit_fast_init(v);
 	for (;;) {
 		/* Its interrupt window comes before every pending-work check
 		 * below; from the ended check to VMRESUME interrupts stay off,
 		 * so a kick is either seen by the checks or exits the guest
 		 * at once. */
 		timer_host_drain(&this_cpu()->timer);
+		/* Cleared before the checks below: a kick after them sets it
+		 * again for the fast path (vcpu_entry_idle). */
+		(void)__atomic_exchange_n(&v->kicked, false, __ATOMIC_ACQ_REL);
 		if (READ_ONCE(g->ended))
 			break;
 		if (unlikely(vcpu_check_time_limit(v, "")))
 			break;
-		if (unlikely(v->wait_sipi || READ_ONCE(v->lapic->init_pending) ||
+		/* `|`, not `||`: three loads and one branch on every entry. */
+		if (unlikely(v->wait_sipi | READ_ONCE(v->lapic->init_pending) |
 			     READ_ONCE(v->lapic->sipi_pending)) && vcpu_init_sipi(v))
 			break;
 		if (v->apic_mode_dirty)
 			vapic_mode_sync(v);
 		vcpu_timer_before_entry(v);
 		vapic_inject(v);
+		vcpu_timer_load_preempt(v);
 		do {
-			if (!vcpu_enter(v))
+			vcpu_xcr0_load_guest(v);
+			reason = vmx_run(&v->regs);
+			if (unlikely(reason < 0)) {
+				r = 0;
+				if (reason == VMX_RUN_HANDLED)
+					break;  /* and the pre-entry work is due */
+				vcpu_xcr0_load_host(v);
+				vcpu_entry_failed(v, reason);
 				goto out;
-			reason = vmx_read_exit_reason();
-			fast = exit_fast(v, reason);
-		} while (fast == EXIT_FAST_RESUME);
-		if (fast == EXIT_FAST_NONE && vmm_handle_exit(v, reason))
+			}
+			vcpu_after_exit(v);
+			r = vmm_handle_exit(v, (uint32_t)reason);
+		} while (r > 0);
+		if (r < 0)
 			break;
 	}
 out:

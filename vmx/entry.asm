@@ -1,12 +1,14 @@
 ; SPDX-License-Identifier: BSD-2-Clause
 ;
 ; VM entry and exit. The C run loop calls
-;     int vmx_run(struct guest_regs *regs);
+;     long vmx_run(struct guest_regs *regs);
 ; which saves the host's callee-saved registers, loads the guest's GPRs
 ; and enters with VMLAUNCH or VMRESUME. A VM exit lands on vmx_exit
 ; (VMCS HOST_RIP) with RSP = VMCS HOST_RSP, which points at the saved
-; regs pointer; the guest GPRs are stored and vmx_run returns 0.
-; Offsets come from vmx/offsets.c.
+; regs pointer; the guest GPRs are stored and vmx_run returns the exit
+; reason - except that a CPUID exit is first given to regs->cpuid_exit,
+; which may send the guest straight back in. Offsets and values come
+; from vmx/offsets.c.
 default rel
 bits 64
 
@@ -81,10 +83,10 @@ vmx_run:
 .resume:
 	vmresume
 .fail:
-	; VMfailInvalid (CF=1) -> 1, VMfailValid (ZF=1) -> 2
-	mov eax, 2
-	mov ecx, 1
-	cmovc eax, ecx
+	; VMfailInvalid (CF=1) -> RUN_FAIL_INVALID, VMfailValid (ZF=1) -> RUN_FAIL_VALID
+	mov rax, RUN_FAIL_VALID
+	mov rcx, RUN_FAIL_INVALID
+	cmovc rax, rcx
 	jmp vmx_return
 
 vmx_exit:
@@ -111,7 +113,12 @@ vmx_exit:
 	shl rdx, 32
 	or rax, rdx
 	mov [rdi + REGS_EXIT_TSC], rax
-	xor eax, eax
+	mov eax, VMCS_FIELD_EXIT_REASON         ; return vmread(EXIT_REASON)
+	vmread rax, rax
+	jbe vmx_exit_reason_failed
+.reason_read:
+	cmp eax, EXIT_REASON_CPUID              ; the full reason: no entry failure
+	je vmx_exit_cpuid
 vmx_return:
 	pop rdi
 	pop r15
@@ -121,6 +128,40 @@ vmx_return:
 	pop rbx
 	pop rbp
 	ret
+
+; if (regs->cpuid_exit && regs->cpuid_exit(regs)) enter again; else
+; return RUN_HANDLED (or the reason, without a hook). HOST_RSP is 16-byte
+; aligned: vmx_run's return address and seven pushes lie above it, so the
+; call keeps the C ABI's alignment. The entry goes as from vmx_run's
+; host-RSP check (RSP is HOST_RSP here), less the CR2 check: root mode
+; never changes CR2, and it was saved at this exit.
+vmx_exit_cpuid:
+	mov rcx, [rdi + REGS_CPUID_EXIT]
+	test rcx, rcx
+	jz vmx_return
+	call rcx
+	mov rdi, [rsp]                          ; regs
+	test eax, eax
+	jz .handled
+	cmp qword [rdi + REGS_SPIN_UNTIL], 0
+	jne vmx_run.rsp_ok
+	jmp vmx_run.cr2_ok
+.handled:
+	mov rax, RUN_HANDLED
+	jmp vmx_return
+
+; VMREAD of the exit reason failed (a broken host invariant): what
+; VMX_INSN_CHECK in vmx/insn.h does for C, with the field still in rax.
+vmx_exit_reason_failed:
+	push rax                                ; the field
+	push qword INSN_KIND_VMREAD
+	push rax
+	lea rax, [rel vmx_exit.reason_read]
+	xchg rax, [rsp]                         ; where to resume; rax kept
+	call vmx_insn_fail_thunk
+	lea rsp, [rsp + 24]
+	xor eax, eax
+	jmp vmx_exit.reason_read
 
 ;
 ; A VMX instruction's failure stub (vmx/insn.h, VMX_INSN_CHECK) calls here

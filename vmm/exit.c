@@ -214,7 +214,6 @@ int vmm_handle_exit(struct vcpu *v, uint32_t reason)
 	if (unlikely(basic >= VMX_EXIT_NR))
 		return exit_unhandled(v, reason);
 	v->stats.exits[basic]++;
-	v->stats.total++;
 	x = &exit_table[basic];
 	fn = x->fn;
 	if (unlikely(!fn))

@@ -75,17 +75,17 @@ static inline bool irr_empty(const struct vlapic *l)
  *   vcpu_timer.c armed for now: slow.
  * - the VMX-preemption timer: armed by the last slow entry for
  *   preempt_at, the earliest of the guest timer's target less the
- *   advance, the time limit and the stop poll, all unchanged (above). Its
- *   count is loaded here from preempt_at, as vcpu_timer_load_preempt()
- *   does; a count of 0 (one of them is due) goes the slow way, which
- *   delivers the expiry or ends the guest. Without the preemption timer
- *   nothing may be armed: no guest timer, no time limit.
+ *   advance, the time limit and the stop poll, all unchanged (above):
+ *   vcpu_timer_load_preempt() loads its count before the entry, and
+ *   when one of them is due (now >= preempt_at, *now the TSC read) the
+ *   slow way delivers the expiry or ends the guest. Without the
+ *   preemption timer nothing may be armed: no guest timer, no time
+ *   limit.
  */
-static inline bool vcpu_entry_idle_inline(struct vcpu *v)
+static inline bool vcpu_entry_idle_inline(struct vcpu *v, uint64_t *now)
 {
 	const struct guest *g = v->guest;
 	struct vlapic *l = v->lapic;
-	uint64_t count;
 
 	if (READ_ONCE(v->kicked) | v->timer_dirty | v->injecting | v->cached_hlt_guest)
 		return false;
@@ -100,16 +100,15 @@ static inline bool vcpu_entry_idle_inline(struct vcpu *v)
 		return false;
 	if (!(v->pin_ctls & BIT(PIN_PREEMPT_TIMER)))
 		return !g->deadline_tsc && !l->timer.armed;
-	count = preempt_value(v->preempt_at, rdtsc(), timer_caps.preempt_rate);
-	if (!count)
-		return false;
-	vmwrite(VMCS_PREEMPT_TIMER_VALUE, count);
-	return true;
+	*now = rdtsc();
+	return *now < v->preempt_at;
 }
 
 bool vcpu_entry_idle(struct vcpu *v)
 {
-	return vcpu_entry_idle_inline(v);
+	uint64_t now;
+
+	return vcpu_entry_idle_inline(v, &now);
 }
 
 void exit_fast_init(struct vcpu *v)
@@ -121,8 +120,8 @@ void exit_fast_init(struct vcpu *v)
 /*
  * CPUID, the exit a guest makes most, is handed to this function by the
  * entry stub itself (regs->cpuid_exit), before vmx_run() returns: the
- * exit-table row's handler with the exit information its row asks for,
- * counted as the table counts, and the guest goes straight back in when
+ * exit-table row's handler with the exit information it reads, counted
+ * as the table counts, and the guest goes straight back in when
  * vcpu_entry_idle() agrees. Nonzero: resume now (XCR0 and the
  * preemption-timer count loaded); 0: the run loop's pre-entry work is due.
  */
@@ -131,24 +130,34 @@ _Static_assert(__builtin_offsetof(struct vcpu, regs) == 0, "a vCPU begins with i
 int exit_fast_cpuid(struct guest_regs *regs)
 {
 	struct vcpu *v = (struct vcpu *)regs;
+	uint64_t now = 0;
 
 	vcpu_after_exit(v);
 	v->stats.exits[VMX_EXIT_CPUID]++;
-	v->stats.total++;
-	vmx_read_exit(&v->exit, VMX_EXIT_CPUID, VMX_NEED_INSN);
+	/* What the CPUID row asks for (VMX_NEED_INSN) and the reason a dump
+	 * prints; exit_cpuid() reads no other field. */
+	v->exit.reason = VMX_EXIT_CPUID;
+	v->exit.basic = VMX_EXIT_CPUID;
+	v->exit.insn_len = (uint32_t)vmread(VMCS_EXIT_INSN_LEN);
+	v->exit.rip = vmread(VMCS_GUEST_RIP);
 	exit_cpuid(v);
-	if (!vcpu_entry_idle_inline(v))
+	/* The stub enters without its wait: none may be due (expire()
+	 * sets one, and nothing on this path calls it). */
+	if (!vcpu_entry_idle_inline(v, &now) || v->regs.spin_until)
 		return 0;
+	/* vcpu_timer_load_preempt() from the same TSC: the stub enters
+	 * within a few dozen instructions, fewer than after the run loop
+	 * loads it. */
+	if (v->pin_ctls & BIT(PIN_PREEMPT_TIMER))
+		vmwrite(VMCS_PREEMPT_TIMER_VALUE,
+			preempt_value(v->preempt_at, now, timer_caps.preempt_rate));
 	vcpu_xcr0_load_guest(v);
 	return 1;
 }
 
-/* The write may have moved the one timer target (timer_dirty): re-armed
- * here as vcpu_timer_before_entry() would before the next entry, on the
- * preemption-timer backend; the host-timer backends take the slow way. */
 int exit_fast_deadline_written(struct vcpu *v)
 {
-	if (v->timer_dirty && v->timer_kind == TIMER_PREEMPT)
+	if (v->timer_dirty)
 		vcpu_timer_before_entry(v);
 	return EXIT_RESUMABLE;
 }

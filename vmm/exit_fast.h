@@ -14,9 +14,9 @@
  * CPUID hook. */
 void exit_fast_init(struct vcpu *v);
 
-/* Nothing for the run loop to do before the next entry (vmm/exit_fast.c
- * says condition by condition why); then it has also loaded the
- * VMX-preemption timer's count, as vcpu_timer_load_preempt() would. */
+/* Nothing for the run loop to do before the next entry but loading the
+ * VMX-preemption timer's count (vmm/exit_fast.c says condition by
+ * condition why). */
 bool vcpu_entry_idle(struct vcpu *v);
 
 /* The entry stub's hook for CPUID exits (guest_regs.cpuid_exit): the
@@ -24,8 +24,9 @@ bool vcpu_entry_idle(struct vcpu *v);
  * enter again at once (vcpu_entry_idle()), else 0. */
 int exit_fast_cpuid(struct guest_regs *regs);
 
-/* exit_wrmsr() after an IA32_TSC_DEADLINE write: re-arms the timer it
- * moved where that is cheap; returns EXIT_RESUMABLE. */
+/* After an IA32_TSC_DEADLINE write on the preemption-timer backend:
+ * re-arms the timer it moved, as vcpu_timer_before_entry() would before
+ * the next entry; returns EXIT_RESUMABLE. */
 int exit_fast_deadline_written(struct vcpu *v);
 
 #endif

@@ -27,7 +27,6 @@ struct guest;
 
 struct vcpu_stats {
 	uint64_t exits[VMX_EXIT_NR];
-	uint64_t total;
 	uint64_t io_unhandled;          /* port accesses nobody emulates */
 	uint64_t unassigned_reads;      /* loads from unassigned memory (all ones) */
 	uint64_t unassigned_writes;     /* stores to it (dropped) */

@@ -207,7 +207,7 @@ static __attribute__((noinline, cold)) void vcpu_entry_failed(struct vcpu *v, lo
 }
 
 /*
- * The pre-entry work below (up to vcpu_timer_load_preempt) runs before
+ * The pre-entry work below (up to the kick flag's clearing) runs before
  * every entry but those resumed at once: after a CPUID exit the entry
  * stub's cpuid_exit hook (exit_fast_cpuid) resumes, and after a resumable
  * exit of the table vmm_handle_exit() returns 1. vcpu_entry_idle()
@@ -229,9 +229,6 @@ void vcpu_run(struct vcpu *v)
 		 * so a kick is either seen by the checks or exits the guest
 		 * at once. */
 		timer_host_drain(&this_cpu()->timer);
-		/* Cleared before the checks below: a kick after them sets it
-		 * again for the fast path (vcpu_entry_idle). */
-		(void)__atomic_exchange_n(&v->kicked, false, __ATOMIC_ACQ_REL);
 		if (READ_ONCE(g->ended))
 			break;
 		if (unlikely(vcpu_check_time_limit(v, "")))
@@ -244,25 +241,30 @@ void vcpu_run(struct vcpu *v)
 			vapic_mode_sync(v);
 		vcpu_timer_before_entry(v);
 		vapic_inject(v);
+		/* Kicks so far are done with: this work saw what they stand
+		 * for, its own included (an expiry it delivered). One from
+		 * another CPU after the checks above still has its IPI
+		 * coming, which exits the guest as soon as it runs. */
+		WRITE_ONCE(v->kicked, false);
+enter:
 		vcpu_timer_load_preempt(v);
-		do {
-			vcpu_xcr0_load_guest(v);
-			reason = vmx_run(&v->regs);
-			if (unlikely(reason < 0)) {
-				r = 0;
-				if (reason == VMX_RUN_HANDLED)
-					break;  /* and the pre-entry work is due */
-				vcpu_xcr0_load_host(v);
-				vcpu_entry_failed(v, reason);
-				goto out;
-			}
-			vcpu_after_exit(v);
-			r = vmm_handle_exit(v, (uint32_t)reason);
-		} while (r > 0);
-		if (r < 0)
+		vcpu_xcr0_load_guest(v);
+		reason = vmx_run(&v->regs);
+		if (unlikely(reason < 0)) {
+			if (reason == VMX_RUN_HANDLED)
+				continue;       /* CPUID: the pre-entry work is due */
+			vcpu_xcr0_load_host(v);
+			vcpu_entry_failed(v, reason);
 			break;
+		}
+		vcpu_after_exit(v);
+		r = vmm_handle_exit(v, (uint32_t)reason);
+		if (unlikely(r)) {
+			if (r > 0)
+				goto enter;     /* resumable, nothing pending */
+			break;
+		}
 	}
-out:
 	timer_host_disarm_all(&this_cpu()->timer);
 	this_cpu()->vcpu = NULL;
 }

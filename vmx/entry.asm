@@ -107,18 +107,20 @@ vmx_exit:
 	mov [rdi + REGS_R13], r13
 	mov [rdi + REGS_R14], r14
 	mov [rdi + REGS_R15], r15
-	mov rax, cr2
+	mov ecx, VMCS_FIELD_EXIT_REASON         ; rcx = vmread(EXIT_REASON)
+	vmread rcx, rcx
+	jbe vmx_exit_reason_failed
+.reason_read:
+	cmp ecx, EXIT_REASON_CPUID              ; the full reason: no entry failure
+	je vmx_exit_cpuid
+.to_caller:
+	mov rax, cr2                            ; the guest's, for the next entry
 	mov [rdi + REGS_CR2], rax
 	rdtsc                                   ; when the guest left, for its APIC
 	shl rdx, 32
 	or rax, rdx
 	mov [rdi + REGS_EXIT_TSC], rax
-	mov eax, VMCS_FIELD_EXIT_REASON         ; return vmread(EXIT_REASON)
-	vmread rax, rax
-	jbe vmx_exit_reason_failed
-.reason_read:
-	cmp eax, EXIT_REASON_CPUID              ; the full reason: no entry failure
-	je vmx_exit_cpuid
+	mov eax, ecx                            ; return the reason
 vmx_return:
 	pop rdi
 	pop r15
@@ -132,35 +134,36 @@ vmx_return:
 ; if (regs->cpuid_exit && regs->cpuid_exit(regs)) enter again; else
 ; return RUN_HANDLED (or the reason, without a hook). HOST_RSP is 16-byte
 ; aligned: vmx_run's return address and seven pushes lie above it, so the
-; call keeps the C ABI's alignment. The entry goes as from vmx_run's
-; host-RSP check (RSP is HOST_RSP here), less the CR2 check: root mode
-; never changes CR2, and it was saved at this exit.
+; call keeps the C ABI's alignment. The entry goes as vmx_run's does from
+; the CR2 check on (RSP is HOST_RSP here): the hook resumes only without
+; an entry wait, and CR2 is still the guest's, as root mode never changes
+; it. Neither CR2 nor the exit TSC is saved for a resumed CPUID exit.
 vmx_exit_cpuid:
-	mov rcx, [rdi + REGS_CPUID_EXIT]
-	test rcx, rcx
-	jz vmx_return
-	call rcx
+	mov rax, [rdi + REGS_CPUID_EXIT]
+	test rax, rax
+	jz vmx_exit.to_caller
+	call rax
 	mov rdi, [rsp]                          ; regs
 	test eax, eax
 	jz .handled
-	cmp qword [rdi + REGS_SPIN_UNTIL], 0
-	jne vmx_run.rsp_ok
 	jmp vmx_run.cr2_ok
 .handled:
+	mov rax, cr2
+	mov [rdi + REGS_CR2], rax
 	mov rax, RUN_HANDLED
 	jmp vmx_return
 
 ; VMREAD of the exit reason failed (a broken host invariant): what
-; VMX_INSN_CHECK in vmx/insn.h does for C, with the field still in rax.
+; VMX_INSN_CHECK in vmx/insn.h does for C, with the field still in rcx.
 vmx_exit_reason_failed:
-	push rax                                ; the field
+	push rcx                                ; the field
 	push qword INSN_KIND_VMREAD
 	push rax
 	lea rax, [rel vmx_exit.reason_read]
 	xchg rax, [rsp]                         ; where to resume; rax kept
 	call vmx_insn_fail_thunk
 	lea rsp, [rsp + 24]
-	xor eax, eax
+	xor ecx, ecx
 	jmp vmx_exit.reason_read
 
 ;

@@ -25,11 +25,12 @@ struct guest_regs {
 	uint64_t spin_until;    /* host TSC to wait for right before entry, 0: none
 				   (timer advance: the last thing before VMRESUME) */
 	uint64_t spin_arrival;  /* host TSC when the stub reached that wait */
-	uint64_t exit_tsc;      /* host TSC as the stub took the last VM exit */
+	uint64_t exit_tsc;      /* host TSC as the stub took the last VM exit
+				   vmx_run() returned for (cr2 likewise) */
 	uint8_t launched;       /* VMRESUME instead of VMLAUNCH */
-	/* Called by the stub on a CPUID exit, with the guest's registers
-	 * saved here; nonzero: enter the guest again at once (the exit is
-	 * handled and nothing else is pending), 0: vmx_run() returns
+	/* Called by the stub on a CPUID exit, with the guest's GPRs saved
+	 * here; nonzero: enter the guest again at once (the exit is handled,
+	 * nothing else is pending and spin_until is 0), 0: vmx_run() returns
 	 * VMX_RUN_HANDLED. NULL: it returns the exit like any other. */
 	int (*cpuid_exit)(struct guest_regs *regs);
 };

@@ -114,6 +114,7 @@ bool vcpu_entry_idle(struct vcpu *v)
 void exit_fast_init(struct vcpu *v)
 {
 	v->cached_hlt_guest = v->guest->spec->opts.hlt == HLT_GUEST;
+	v->cached_x2apic = v->guest->spec->opts.x2apic;
 	v->regs.cpuid_exit = exit_fast_cpuid;
 }
 

@@ -10,8 +10,8 @@
 
 #include "vmm/vcpu.h"
 
-/* Before the vCPU first runs: the option it caches and the entry stub's
- * CPUID hook. */
+/* Before the vCPU first runs: the options the exit path reads (cached in
+ * the vCPU) and the entry stub's CPUID hook. */
 void exit_fast_init(struct vcpu *v);
 
 /* Nothing for the run loop to do before the next entry but loading the

@@ -344,24 +344,18 @@ bool vapic_timer_reg(uint32_t off)
 	return off == LAPIC_TMICT || off == LAPIC_TDCR;
 }
 
-#define MSR_X2APIC_ICR LAPIC_MSR(LAPIC_ICR_LO)
-
 /*
- * The writes a guest makes per timer tick and per IPI are resumable
- * (EXIT_RESUMABLE, vmm/exit_fast.c): IA32_TSC_DEADLINE on the
- * preemption-timer backend (a host-timer backend has its host timer to
- * reprogram and drain before the entry), and an ICR write
- * vlapic_x2apic_icr_fast() takes (a fixed IPI to itself or one x2APIC
- * ID). That one leaves intr_dirty alone too: an IPI changes this vCPU's
- * IRR only when it is its own target, and then vlapic_accept() notifies
- * it (op_notify). Any other ICR value takes vlapic_wrmsr(), as before.
- * The MSRs are compared by number: the fewest compares on the path of
- * every timer write.
+ * An IA32_TSC_DEADLINE write on the preemption-timer backend is
+ * resumable (EXIT_RESUMABLE, vmm/exit_fast.c): a host-timer backend has
+ * its host timer to reprogram and drain before the entry. (The x2APIC ICR
+ * writes that are resumable never come here: exit_wrmsr() takes them.)
  */
 static __attribute__((noinline)) int deadline_write(struct vcpu *v, uint64_t val)
 {
+	if (v->timer_kind != TIMER_PREEMPT)
+		return vlapic_wrmsr(v->lapic, MSR_IA32_TSC_DEADLINE, val);
 	vlapic_wrmsr(v->lapic, MSR_IA32_TSC_DEADLINE, val);     /* never #GP */
-	return v->timer_kind == TIMER_PREEMPT ? exit_fast_deadline_written(v) : 0;
+	return exit_fast_deadline_written(v);
 }
 
 static __attribute__((noinline)) int apic_msr_write(struct vcpu *v, uint32_t msr, uint64_t val)
@@ -373,20 +367,11 @@ static __attribute__((noinline)) int apic_msr_write(struct vcpu *v, uint32_t msr
 	return r;       /* a mode change is synced before the next entry */
 }
 
-static __attribute__((noinline)) int icr_write(struct vcpu *v, uint64_t val)
-{
-	if (vlapic_x2apic_icr_fast(v->lapic, val))
-		return EXIT_RESUMABLE;
-	return apic_msr_write(v, MSR_X2APIC_ICR, val);
-}
-
 /* A dispatch without a frame: each write pays for its own. */
 int vcpu_msr_write_apic(struct vcpu *v, uint32_t msr, uint64_t val)
 {
 	if (msr == MSR_IA32_TSC_DEADLINE)
 		return deadline_write(v, val);
-	if (msr == MSR_X2APIC_ICR)
-		return icr_write(v, val);
 	return apic_msr_write(v, msr, val);
 }
 

@@ -79,6 +79,7 @@ struct vcpu {
 	struct vcpu_stats stats;
 	bool kicked;                    /* vcpu_kick() since the last pre-entry work */
 	bool cached_hlt_guest;          /* opts.hlt == HLT_GUEST, read on every entry */
+	bool cached_x2apic;             /* opts.x2apic, read on every APIC MSR access */
 };
 
 /* Port-I/O device state of a guest (the models in vmm/dev/). */

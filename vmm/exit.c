@@ -195,12 +195,12 @@ static int exit_unhandled(struct vcpu *v, uint32_t reason)
 
 /* A handler that says it ended the guest must have: one that did not is
  * a tickvisor bug, and the guest must not run on in that state. */
-static int exit_check_result(struct vcpu *v, int r)
+int vmm_exit_ended(struct vcpu *v)
 {
 	if (!READ_ONCE(v->guest->ended))
 		return vcpu_kill(v, GUEST_STATUS_KILLED, "exit handler for %s failed without "
 				 "ending the guest", vmx_exit_name(v->exit.basic));
-	return r;
+	return -1;
 }
 
 int vmm_handle_exit(struct vcpu *v, uint32_t reason)
@@ -229,5 +229,5 @@ int vmm_handle_exit(struct vcpu *v, uint32_t reason)
 		return 0;
 	if (r == EXIT_RESUMABLE)
 		return vcpu_entry_idle(v);
-	return exit_check_result(v, r);
+	return vmm_exit_ended(v);
 }

@@ -27,6 +27,9 @@ struct exit_entry {
  * vcpu_entry_idle() let through; it loaded the preemption-timer count),
  * -1 when the guest has ended. */
 int vmm_handle_exit(struct vcpu *v, uint32_t reason);
+/* After a handler returned -1: the guest has ended (if it has not, that is
+ * a tickvisor bug, and it ends now). Returns -1. */
+int vmm_exit_ended(struct vcpu *v);
 
 int exit_cpuid(struct vcpu *v);
 int exit_rdmsr(struct vcpu *v);

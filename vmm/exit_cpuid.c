@@ -152,5 +152,5 @@ int exit_cpuid(struct vcpu *v)
 	g[GPR_RCX] = r.ecx;
 	g[GPR_RDX] = r.edx;
 	vcpu_skip_insn(v);
-	return 0;
+	return EXIT_RESUMABLE;          /* guest registers and RIP only */
 }

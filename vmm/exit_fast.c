@@ -116,35 +116,43 @@ void exit_fast_init(struct vcpu *v)
 	v->cached_hlt_guest = v->guest->spec->opts.hlt == HLT_GUEST;
 	v->cached_x2apic = v->guest->spec->opts.x2apic;
 	v->regs.cpuid_exit = exit_fast_cpuid;
+	v->regs.wrmsr_exit = exit_fast_wrmsr;
 }
 
 /*
- * CPUID, the exit a guest makes most, is handed to this function by the
- * entry stub itself (regs->cpuid_exit), before vmx_run() returns: the
- * exit-table row's handler with the exit information it reads, counted
- * as the table counts, and the guest goes straight back in when
- * vcpu_entry_idle() agrees. Nonzero: resume now (XCR0 and the
- * preemption-timer count loaded); 0: the run loop's pre-entry work is due.
+ * CPUID and WRMSR, the exits a guest makes in loops, are handed to these
+ * functions by the entry stub itself (guest_regs.cpuid_exit, .wrmsr_exit),
+ * before vmx_run() returns: the exit-table row's handler with the exit
+ * information it reads (both rows ask for the instruction only), counted
+ * as the table counts, and the guest goes straight back in when the
+ * handler says EXIT_RESUMABLE and vcpu_entry_idle() agrees. Nonzero:
+ * resume now (XCR0 and the preemption-timer count loaded); 0: the exit is
+ * handled and the run loop's pre-entry work is due, as after any other.
+ * One body, inlined into each with its reason constant.
  */
 _Static_assert(__builtin_offsetof(struct vcpu, regs) == 0, "a vCPU begins with its registers");
 
-int exit_fast_cpuid(struct guest_regs *regs)
+static inline __attribute__((always_inline)) int fast_exit(struct guest_regs *regs,
+							   uint32_t reason, exit_fn handler)
 {
 	struct vcpu *v = (struct vcpu *)regs;
 	uint64_t now = 0;
+	int r;
 
 	vcpu_after_exit(v);
-	v->stats.exits[VMX_EXIT_CPUID]++;
-	/* What the CPUID row asks for (VMX_NEED_INSN) and the reason a dump
-	 * prints; exit_cpuid() reads no other field. */
-	v->exit.reason = VMX_EXIT_CPUID;
-	v->exit.basic = VMX_EXIT_CPUID;
+	v->stats.exits[reason]++;
+	/* The reason for a dump; no handler reads another field. */
+	v->exit.reason = reason;
+	v->exit.basic = (uint16_t)reason;
 	v->exit.insn_len = (uint32_t)vmread(VMCS_EXIT_INSN_LEN);
 	v->exit.rip = vmread(VMCS_GUEST_RIP);
-	exit_cpuid(v);
-	/* The stub enters without its wait: none may be due (expire()
-	 * sets one, and nothing on this path calls it). */
-	if (!vcpu_entry_idle_inline(v, &now) || v->regs.spin_until)
+	r = handler(v);
+	if (unlikely(r < 0))
+		vmm_exit_ended(v);
+	/* The stub enters without its wait: none may be due (expire() sets
+	 * one, and only a resumable TSC-deadline write calls it: an expiry
+	 * it delivered kicked). */
+	if (r != EXIT_RESUMABLE || !vcpu_entry_idle_inline(v, &now) || v->regs.spin_until)
 		return 0;
 	/* vcpu_timer_load_preempt() from the same TSC: the stub enters
 	 * within a few dozen instructions, fewer than after the run loop
@@ -154,6 +162,16 @@ int exit_fast_cpuid(struct guest_regs *regs)
 			preempt_value(v->preempt_at, now, timer_caps.preempt_rate));
 	vcpu_xcr0_load_guest(v);
 	return 1;
+}
+
+int exit_fast_cpuid(struct guest_regs *regs)
+{
+	return fast_exit(regs, VMX_EXIT_CPUID, exit_cpuid);
+}
+
+int exit_fast_wrmsr(struct guest_regs *regs)
+{
+	return fast_exit(regs, VMX_EXIT_WRMSR, exit_wrmsr);
 }
 
 int exit_fast_deadline_written(struct vcpu *v)

@@ -208,9 +208,9 @@ static __attribute__((noinline, cold)) void vcpu_entry_failed(struct vcpu *v, lo
 
 /*
  * The pre-entry work below (up to the kick flag's clearing) runs before
- * every entry but those resumed at once: after a CPUID exit the entry
- * stub's cpuid_exit hook (exit_fast_cpuid) resumes, and after a resumable
- * exit of the table vmm_handle_exit() returns 1. vcpu_entry_idle()
+ * every entry but those resumed at once: after a CPUID or WRMSR exit the
+ * entry stub's hooks (exit_fast_cpuid, exit_fast_wrmsr) resume, and after a resumable exit
+ * of the table vmm_handle_exit() returns 1. vcpu_entry_idle()
  * (vmm/exit_fast.c) decides both and must know every step of this work:
  * a step added here needs its condition there.
  */
@@ -252,7 +252,7 @@ enter:
 		reason = vmx_run(&v->regs);
 		if (unlikely(reason < 0)) {
 			if (reason == VMX_RUN_HANDLED)
-				continue;       /* CPUID: the pre-entry work is due */
+				continue;       /* by the stub's hook: the pre-entry work is due */
 			vcpu_xcr0_load_host(v);
 			vcpu_entry_failed(v, reason);
 			break;

@@ -6,9 +6,9 @@
 ; and enters with VMLAUNCH or VMRESUME. A VM exit lands on vmx_exit
 ; (VMCS HOST_RIP) with RSP = VMCS HOST_RSP, which points at the saved
 ; regs pointer; the guest GPRs are stored and vmx_run returns the exit
-; reason - except that a CPUID exit is first given to regs->cpuid_exit,
-; which may send the guest straight back in. Offsets and values come
-; from vmx/offsets.c.
+; reason - except that CPUID and WRMSR exits are first given to
+; regs->cpuid_exit and regs->wrmsr_exit, which handle them and may send
+; the guest straight back in. Offsets and values come from vmx/offsets.c.
 default rel
 bits 64
 
@@ -112,14 +112,15 @@ vmx_exit:
 	jbe vmx_exit_reason_failed
 .reason_read:
 	cmp ecx, EXIT_REASON_CPUID              ; the full reason: no entry failure
-	je vmx_exit_cpuid
-.to_caller:
+	je vmx_exit_cpuid                       ; needs no CR2, no exit TSC
 	mov rax, cr2                            ; the guest's, for the next entry
 	mov [rdi + REGS_CR2], rax
 	rdtsc                                   ; when the guest left, for its APIC
 	shl rdx, 32
 	or rax, rdx
 	mov [rdi + REGS_EXIT_TSC], rax
+	cmp ecx, EXIT_REASON_WRMSR
+	je vmx_exit_wrmsr
 	mov eax, ecx                            ; return the reason
 vmx_return:
 	pop rdi
@@ -131,17 +132,22 @@ vmx_return:
 	pop rbp
 	ret
 
-; if (regs->cpuid_exit && regs->cpuid_exit(regs)) enter again; else
-; return RUN_HANDLED (or the reason, without a hook). HOST_RSP is 16-byte
-; aligned: vmx_run's return address and seven pushes lie above it, so the
-; call keeps the C ABI's alignment. The entry goes as vmx_run's does from
-; the CR2 check on (RSP is HOST_RSP here): the hook resumes only without
-; an entry wait, and CR2 is still the guest's, as root mode never changes
-; it. Neither CR2 nor the exit TSC is saved for a resumed CPUID exit.
+; CPUID and WRMSR: if (regs->X_exit && regs->X_exit(regs)) enter again;
+; else return RUN_HANDLED (or the reason, without a hook). HOST_RSP is
+; 16-byte aligned: vmx_run's return address and seven pushes lie above
+; it, so the call keeps the C ABI's alignment. The entry goes as
+; vmx_run's does from the CR2 check on (RSP is HOST_RSP here): a hook
+; resumes only without an entry wait, and CR2 is still the guest's, as
+; root mode never changes it. A CPUID exit saves CR2 only when it goes
+; back to the caller, and never the exit TSC.
 vmx_exit_cpuid:
 	mov rax, [rdi + REGS_CPUID_EXIT]
+	jmp vmx_exit_fast
+vmx_exit_wrmsr:
+	mov rax, [rdi + REGS_WRMSR_EXIT]
+vmx_exit_fast:
 	test rax, rax
-	jz vmx_exit.to_caller
+	jz .no_hook
 	call rax
 	mov rdi, [rsp]                          ; regs
 	test eax, eax
@@ -151,6 +157,15 @@ vmx_exit_cpuid:
 	mov rax, cr2
 	mov [rdi + REGS_CR2], rax
 	mov rax, RUN_HANDLED
+	jmp vmx_return
+.no_hook:                                   ; as any other exit
+	mov rax, cr2
+	mov [rdi + REGS_CR2], rax
+	rdtsc
+	shl rdx, 32
+	or rax, rdx
+	mov [rdi + REGS_EXIT_TSC], rax
+	mov eax, ecx
 	jmp vmx_return
 
 ; VMREAD of the exit reason failed (a broken host invariant): what

@@ -152,5 +152,6 @@ int exit_cpuid(struct vcpu *v)
 	g[GPR_RCX] = r.ecx;
 	g[GPR_RDX] = r.edx;
 	vcpu_skip_insn(v);
-	return EXIT_RESUMABLE;          /* guest registers and RIP only */
+	/* Always: guest registers and RIP only (exit_fast_cpuid relies on it). */
+	return EXIT_RESUMABLE;
 }

@@ -41,15 +41,15 @@ static inline bool irr_empty(const struct vlapic *l)
  * - kicked: every change another CPU makes for this vCPU and every
  *   interrupt, NMI, INIT or SIPI that reaches its APIC (vlapic_accept ->
  *   op_notify, also from this CPU) comes with vcpu_kick(), which sets it;
- *   the pre-entry work clears it before it looks. So since the last slow
- *   entry there is: no INIT/SIPI, no new NMI, no mode, base or EPT change
- *   (vapic_mode_sync; ept_flush_all kicks), no change to IRR, and RVI/SVI
- *   are still in step (intr_dirty is set only by op_notify, by
- *   vapic_mode_sync and by the handlers of slow exits). wait_sipi is never
- *   set while the vCPU runs. An NMI or interrupt left pending then, held
- *   back by the guest, has its window exit armed, which comes as soon as
- *   the guest can take it, also right after this entry.
- * - ended: guest_end() kicks nobody; read it.
+ *   the pre-entry work clears it once it has looked (after
+ *   vapic_inject()). So since the last slow entry there is: no INIT or
+ *   SIPI, no new NMI, no mode, base or EPT change (vapic_mode_sync;
+ *   ept_flush_all kicks), no change to IRR, and RVI/SVI are still in step
+ *   (intr_dirty is set only by op_notify, by vapic_mode_sync and by the
+ *   handlers of slow exits). wait_sipi is never set while the vCPU runs.
+ *   An interrupt left pending then, held back by the guest, has its
+ *   window exit armed, which comes as soon as the guest can take it,
+ *   also right after this entry.
  * - timer_dirty: the target moved (the handler of this exit, or the
  *   advance tuned by the last entry's wait): the timer is re-armed the
  *   slow way. timer_exit and halt_wake are false here: set only by the
@@ -59,9 +59,13 @@ static inline bool irr_empty(const struct vlapic *l)
  * - injecting: the handler injected an exception (a #DB for TF): the
  *   slow path orders interrupts behind it.
  * - not hlt=guest, whose HLT exiting and wake-up depend on what is
- *   pending. A host-timer backend (timer=lapic/hpet)
- *   has the drain to run and a host deadline to keep when a host timer
- *   is armed on this CPU: slow then.
+ *   pending.
+ * - nmi_pending: an NMI latched behind one being handled has no window
+ *   armed yet; the slow path arms it (inject_nmi), so that it comes at
+ *   the handler's IRET.
+ * - a host-timer backend (timer=lapic/hpet) with a host timer armed on
+ *   this CPU has the drain to run and a host deadline to keep: slow.
+ * - ended: guest_end() kicks nobody; read it.
  * - the APIC without virtual-interrupt delivery: nothing in IRR (a vector
  *   waiting there goes the slow way, which injects it or arms its
  *   window), and not APICv with the APIC software-disabled (the slow path
@@ -82,12 +86,15 @@ static inline bool irr_empty(const struct vlapic *l)
  *   preemption timer nothing may be armed: no guest timer, no time
  *   limit.
  */
-static inline bool vcpu_entry_idle_inline(struct vcpu *v, uint64_t *now)
+static inline __attribute__((always_inline)) bool vcpu_entry_idle_inline(struct vcpu *v,
+								   uint64_t *now)
 {
 	const struct guest *g = v->guest;
 	struct vlapic *l = v->lapic;
 
 	if (READ_ONCE(v->kicked) | v->timer_dirty | v->injecting | v->cached_hlt_guest)
+		return false;
+	if (READ_ONCE(l->nmi_pending))
 		return false;
 	if (v->timer_kind != TIMER_PREEMPT &&
 	    (READ_ONCE(this_cpu()->timer.lapic_armed) | READ_ONCE(this_cpu()->timer.hpet_armed)))
@@ -147,12 +154,17 @@ static inline __attribute__((always_inline)) int fast_exit(struct guest_regs *re
 	v->exit.insn_len = (uint32_t)vmread(VMCS_EXIT_INSN_LEN);
 	v->exit.rip = vmread(VMCS_GUEST_RIP);
 	r = handler(v);
-	if (unlikely(r < 0))
-		vmm_exit_ended(v);
-	/* The stub enters without its wait: none may be due (expire() sets
-	 * one, and only a resumable TSC-deadline write calls it: an expiry
-	 * it delivered kicked). */
-	if (r != EXIT_RESUMABLE || !vcpu_entry_idle_inline(v, &now) || v->regs.spin_until)
+	/* exit_cpuid() is always resumable and arms no timer. A WRMSR may
+	 * not be; and the stub enters without its wait, so none may be due:
+	 * a resumable TSC-deadline write whose expiry is due sets one
+	 * (expire(); with LVTT masked nothing is delivered, nothing kicks). */
+	if (reason == VMX_EXIT_WRMSR) {
+		if (unlikely(r < 0))
+			vmm_exit_ended(v);
+		if (r != EXIT_RESUMABLE || v->regs.spin_until)
+			return 0;
+	}
+	if (!vcpu_entry_idle_inline(v, &now))
 		return 0;
 	/* vcpu_timer_load_preempt() from the same TSC: the stub enters
 	 * within a few dozen instructions, fewer than after the run loop

@@ -118,6 +118,10 @@ int vlapic_mmio_write(struct vlapic *l, uint32_t off, uint32_t val);
  * Returns 0, or -1 for #GP. */
 int vlapic_rdmsr(struct vlapic *l, uint32_t msr, uint64_t *val);
 int vlapic_wrmsr(struct vlapic *l, uint32_t msr, uint64_t val);
+/* WRMSR to the x2APIC ICR when it is a fixed IPI to itself or to one
+ * physical destination: true when done (as vlapic_wrmsr() would), false
+ * with nothing done for every other value (vlapic_wrmsr() then). */
+bool vlapic_x2apic_icr_fast(struct vlapic *l, uint64_t icr);
 /* APIC-write VM exit (APIC-register virtualization): the CPU already
  * stored the value; run the register's side effects. */
 void vlapic_apicv_write(struct vlapic *l, uint32_t off);

@@ -157,3 +157,42 @@ void vlapic_self_ipi_written(struct vlapic *l, uint32_t old, uint32_t val)
 
 	vlapic_send_ipi(l, &ipi);
 }
+
+/*
+ * The x2APIC ICR write whose routing needs no search (issue 13.4, the
+ * exit fast path of vmm/exit_fast.c): fixed delivery of a legal vector,
+ * to itself by shorthand or to one physical x2APIC ID. An x2APIC ID is
+ * the initial APIC ID, which is read-only and is the vlapic's index in
+ * its group, so that destination is one array lookup where
+ * vlapic_send_ipi() compares every member (match_physical: the same
+ * t->id test, whatever mode the target is in). Everything else - reserved
+ * bits (#GP), other delivery modes, logical, broadcast or all/others
+ * destinations, illegal vectors (ESR), an APIC not in x2APIC mode (#GP) -
+ * returns false before any side effect, and the caller takes
+ * vlapic_wrmsr(), which decides all of them as before. When it returns
+ * true the effect is that of vlapic_wrmsr(): ICR stored (delivery status
+ * stays idle), and the target that matches gets vlapic_accept(), which
+ * posts or sets IRR and notifies it.
+ */
+bool vlapic_x2apic_icr_fast(struct vlapic *l, uint64_t icr)
+{
+	uint8_t vec = (uint8_t)FIELD_GET(LAPIC_ICR_VECTOR, icr);
+	uint32_t dest = (uint32_t)FIELD_GET(LAPIC_ICR_DEST_X2APIC, icr);
+	uint32_t sh = (uint32_t)FIELD_GET(LAPIC_ICR_SHORTHAND, icr);
+	struct vlapic *t;
+
+	if ((icr & ~(uint64_t)X2APIC_ICR_OK) || vlapic_mode(l) != VLAPIC_X2APIC ||
+	    FIELD_GET(LAPIC_ICR_DELIVERY, icr) != LAPIC_DM_FIXED || vlapic_illegal_vector(vec))
+		return false;
+	if (sh == LAPIC_SH_SELF)
+		t = l;
+	else if (sh == LAPIC_SH_NONE && !(icr & LAPIC_ICR_LOGICAL) && dest != X2APIC_BROADCAST)
+		t = dest < l->group->n ? l->group->member[dest] : NULL;
+	else
+		return false;
+	vlapic_set(l, LAPIC_ICR_HI, dest);
+	vlapic_set(l, LAPIC_ICR_LO, (vlapic_get(l, LAPIC_ICR_LO) & LAPIC_ICR_STATUS) | (uint32_t)icr);
+	if (t && vlapic_mode(t) != VLAPIC_DISABLED)
+		vlapic_accept(t, LAPIC_DM_FIXED, vec, false);
+	return true;
+}

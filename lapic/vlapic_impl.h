@@ -18,6 +18,14 @@ void vlapic_tmict_written(struct vlapic *l, uint32_t old, uint32_t val);
 void vlapic_tdcr_written(struct vlapic *l, uint32_t old, uint32_t val);
 void vlapic_self_ipi_written(struct vlapic *l, uint32_t old, uint32_t val);
 
+/* The bits an x2APIC ICR write may set; any other is reserved and raises
+ * #GP (SDM "Reserved Bit Checking"). ICR is 64 bits: vector, delivery
+ * mode, destination mode, level, trigger, shorthand and the 32-bit
+ * destination; its delivery-status bit does not exist. */
+#define X2APIC_ICR_OK (LAPIC_ICR_VECTOR | LAPIC_ICR_DELIVERY | LAPIC_ICR_LOGICAL | \
+		       LAPIC_ICR_LEVEL_ASSERT | LAPIC_ICR_TRIGGER_LEVEL | LAPIC_ICR_SHORTHAND | \
+		       LAPIC_ICR_DEST_X2APIC)
+
 /* x2APIC MSR access (mode already checked by the caller or here). */
 int vlapic_x2apic_access(struct vlapic *l, uint32_t msr, uint64_t *val, bool write);
 /* Vectors 0-15 are illegal for fixed interrupts (SDM "Valid Interrupt

@@ -171,13 +171,8 @@ static int x2apic_read(struct vlapic *l, uint32_t off, uint64_t *val)
 
 /* Bits a WRMSR may set: the writable ones plus those that are read-only
  * but not reserved (LVT delivery status and remote IRR). Anything else is
- * reserved and raises #GP (SDM "Reserved Bit Checking"). ICR is 64 bits:
- * vector, delivery mode, destination mode, level, trigger, shorthand and
- * the 32-bit destination; its delivery-status bit does not exist. */
-#define X2APIC_ICR_OK (LAPIC_ICR_VECTOR | LAPIC_ICR_DELIVERY | LAPIC_ICR_LOGICAL | \
-		       LAPIC_ICR_LEVEL_ASSERT | LAPIC_ICR_TRIGGER_LEVEL | LAPIC_ICR_SHORTHAND | \
-		       LAPIC_ICR_DEST_X2APIC)
-
+ * reserved and raises #GP (SDM "Reserved Bit Checking"); for the ICR see
+ * X2APIC_ICR_OK. */
 static uint64_t x2apic_allowed(const struct reg_desc *d, uint32_t off)
 {
 	if (off == LAPIC_ICR_LO)

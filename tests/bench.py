@@ -9,7 +9,9 @@ tickvisor: one boot runs the same images once per configuration (timer
 backend x advance x APICv), as separate guests.
 
 Writes build/bench/results.json, build/bench/report.md (every figure with
-its virtualized/native ratio, and the goals) and PNG plots.
+its virtualized/native ratio, the cost of the exits the fast path takes,
+and the goals) and PNG plots. --baseline OLD/results.json adds every
+figure's p50/p99/max before and after, flagging what got worse.
 """
 import argparse
 import datetime
@@ -45,7 +47,22 @@ CONFIGS = [
     for adv in ("off", "auto")
     for apicv in ("on", "off")
 ]
-SMP_CONFIGS = [(f"smp/apicv-{a}", f"apicv={a}") for a in ("on", "off")]
+# (config name, tickvisor guest options, smp_pingpong arguments): xAPIC
+# (the ICR write is an APIC-write or APIC-access exit) and x2APIC (one
+# WRMSR, the exit fast path of vmm/exit_fast.c).
+SMP_CONFIGS = [(f"smp{m}/apicv-{a}", f"apicv={a}", args)
+               for m, args in (("", ""), ("-x2apic", "apic=x2apic"))
+               for a in ("on", "off")]
+# The exits the fast path takes (issue 13.4): a figure each, its native
+# cost, and so what tickvisor adds per exit. In Bochs one TSC cycle is
+# one instruction, so that is the hypervisor's instructions per exit
+# (its root-mode code, the stub and the VM exit and entry).
+EXIT_COSTS = [
+    ("CPUID", "cpuid_roundtrip", "preempt/off/apicv-on"),
+    ("WRMSR IA32_TSC_DEADLINE", "program_tscdeadline", "preempt/off/apicv-on"),
+    ("WRMSR x2APIC ICR (to a running vCPU)", "ipi_send_x2apic", "smp-x2apic/apicv-on"),
+    ("xAPIC ICR write (APIC-write exit)", "ipi_send", "smp/apicv-on"),
+]
 # timer=posted (issue 13): bench_timer's vCPU on CPU 0, the housekeeping
 # CPU 1 posting its expiries (a 2-CPU boot), and smp_timers on 3 vCPUs
 # beside a housekeeper (4 CPUs) against the preemption timer there. In
@@ -190,14 +207,20 @@ def goals(res):
         if dl is not None and tm is not None:
             out.append((f"program_tscdeadline: timer={timer} no dearer than program_tmict",
                         dl <= tm, f"{dl} vs {tm} cycles"))
-    n = p50("native", "ipi_roundtrip")
-    v = p50("smp/apicv-on", "ipi_roundtrip")
-    if n and v:
-        out.append(("IPI round trip within 2× native", v <= 2 * n,
-                    f"{v} vs {n} cycles ({fmt_ratio(ratio(v, n))})"))
+    # Issue 13: the fast path's goals.
+    v = p50("preempt/off/apicv-on", "cpuid_roundtrip")
+    if v is not None:
+        out.append(("CPUID round trip at most 200 cycles", v <= 200, f"{v} cycles"))
+    for cfg, name in (("smp/apicv-on", "ipi_roundtrip"),
+                      ("smp-x2apic/apicv-on", "ipi_roundtrip_x2apic")):
+        n, v = p50("native", name), p50(cfg, name)
+        if n and v:
+            out.append((f"{name}: IPI round trip at most 4× native", v <= 4 * n,
+                        f"{v} vs {n} cycles ({fmt_ratio(ratio(v, n))})"))
     if "linux" in res:
         out += bench_linux.goals(res["linux"])
-    return out + posted_goals(res)
+    out += posted_goals(res)
+    return out
 
 
 def exits_per_op(res, cfg, name):
@@ -229,6 +252,38 @@ def posted_goals(res):
     return out
 
 
+def exit_costs_md(res):
+    """What each exit of the fast path costs, against native."""
+    lines = ["## Cost of the exits the fast path takes (p50; Bochs: 1 cycle = 1 instruction)",
+             "", "| exit | figure | native | tickvisor | added per exit |", "|---|---|---|---|---|"]
+    for what, name, cfg in EXIT_COSTS:
+        n = headline_value(res["configs"]["native"].get(name))
+        v = headline_value(res["configs"].get(cfg, {}).get(name))
+        if v is None:
+            continue
+        added = "–" if n is None else str(v - n)
+        lines.append(f"| {what} | `{name}` ({cfg}) | {'–' if n is None else n} | {v} | {added} |")
+    return lines + [""]
+
+
+def baseline_md(res, base):
+    """Every figure before (base) and after (res): p50 / p99 / max."""
+    lines = ["## Against the baseline (p50 / p99 / max, before → after)", "",
+             f"Baseline: {base.get('date', '?')}. **worse** marks a value more than 3 "
+             "cycles above the baseline.", "", "| config | figure | before | after | |",
+             "|---|---|---|---|---|"]
+    for cfg, figs in res["configs"].items():
+        for name in sorted(figs):
+            a, b = base.get("configs", {}).get(cfg, {}).get(name), figs[name]
+            if not a or "p50" not in a or "p50" not in b:
+                continue
+            keys = ("p50", "p99", "max")
+            worse = any(b[k] - a[k] > 3 for k in keys)
+            lines.append(f"| {cfg} | {name} | {' / '.join(str(a[k]) for k in keys)} | "
+                         f"{' / '.join(str(b[k]) for k in keys)} | {'**worse**' if worse else ''} |")
+    return lines + [""]
+
+
 def report_md(res):
     cfgs = [c for c in res["configs"] if c != "native"]
     nat = res["configs"].get("native", {})
@@ -240,8 +295,11 @@ def report_md(res):
              "## Goals", ""]
     for what, ok, detail in goals(res):
         lines.append(f"- {'met' if ok else '**not met**'}: {what} — {detail}")
+    lines += [""] + (exit_costs_md(res) if cfgs else [])
+    if res.get("baseline"):
+        lines += baseline_md(res, res["baseline"])
     if cfgs:
-        lines += ["", "## All figures (p50; ratio to native)", ""]
+        lines += ["## All figures (p50; ratio to native)", ""]
         lines.append("| figure | native | " + " | ".join(cfgs) + " |")
         lines.append("|---|---|" + "---|" * len(cfgs))
     for name in names if cfgs else []:
@@ -321,8 +379,8 @@ def timer_configs(build, out, emu_name):
         for c, opts in CONFIGS], 1, emu_name)
     tsc_hz = tsc_rate(serial, os.path.join(out, "tickvisor-1cpu"))
     smp, _ = run_tickvisor(build, out, [
-        (c.replace("/", "."), "smp_pingpong.elf", opts, "smp_pingpong", 2)
-        for c, opts in SMP_CONFIGS], 2, emu_name) \
+        (c.replace("/", "."), "smp_pingpong.elf", opts, f"smp_pingpong {args}".strip(), 2)
+        for c, opts, args in SMP_CONFIGS], 2, emu_name) \
         if os.path.exists(os.path.join(guests, "smp_pingpong.elf")) else ({}, None)
     posted, _ = run_tickvisor(build, out, [
         (c.replace("/", "."), "bench_timer.elf", opts, f"bench_timer {TIMER_ARGS}", 1)
@@ -333,14 +391,15 @@ def timer_configs(build, out, emu_name):
     native = run_native(out, os.path.join(guests, "bench_timer.elf"),
                         f"bench_timer {TIMER_ARGS} tsc_hz={tsc_hz}", 1, native_emu)
     if os.path.exists(os.path.join(guests, "smp_pingpong.elf")):
-        native.update(run_native(out, os.path.join(guests, "smp_pingpong.elf"),
-                                 "smp_pingpong cpus=2", 2, native_emu))
+        for args in ("", "apic=x2apic"):
+            native.update(run_native(out, os.path.join(guests, "smp_pingpong.elf"),
+                                     f"smp_pingpong cpus=2 {args}".strip(), 2, native_emu))
     native2 = run_native(out, os.path.join(guests, "bench_timer.elf"),
                          f"bench_timer {TIMER_ARGS} tsc_hz={tsc_hz}", 2, native_emu, tag="-2cpu")
     configs = {"native": native, "native-2cpu": native2}
     for c, _ in CONFIGS:
         configs[c] = tv.get(c.replace("/", "."), {})
-    for c, _ in SMP_CONFIGS:
+    for c, _, _ in SMP_CONFIGS:
         configs[c] = smp.get(c.replace("/", "."), {})
     for c, _ in POSTED_CONFIGS:
         configs[c] = posted.get(c.replace("/", "."), {})
@@ -355,6 +414,8 @@ def main():
     ap.add_argument("--emu", default=None, choices=["bochs", "kvm"])
     ap.add_argument("--only", default=None, choices=["timer", "linux"],
                     help="only the timer/IPI benchmark guests, or only the Linux guest")
+    ap.add_argument("--baseline", default=None,
+                    help="an earlier results.json: every figure before and after")
     a = ap.parse_args()
     build = os.path.abspath(a.build)
     emu_name = a.emu or emu.default_emu()
@@ -377,6 +438,9 @@ def main():
         else:
             print("bench: the Linux guest is measured in Bochs only (EMU=bochs)",
                   file=sys.stderr)
+    if a.baseline:
+        with open(a.baseline) as f:
+            res["baseline"] = {k: v for k, v in json.load(f).items() if k != "baseline"}
     res["plots"] = plots(res, out)
     if "linux" in res:
         res["linux"]["plot"] = bench_linux.plot(res["linux"], out, gnuplot, ROOT)

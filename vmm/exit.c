@@ -7,6 +7,7 @@
 #include "drivers/io.h"
 #include "vmm/vcpu_dump.h"
 #include "vmm/exit.h"
+#include "vmm/exit_fast.h"
 #include "vmm/host/irq.h"
 #include "vmm/vapic.h"
 #include "vmm/host/log.h"
@@ -196,12 +197,12 @@ static int exit_unhandled(struct vcpu *v, uint32_t reason)
 
 /* A handler that says it ended the guest must have: one that did not is
  * a tickvisor bug, and the guest must not run on in that state. */
-static int exit_check_result(struct vcpu *v, int r)
+int vmm_exit_ended(struct vcpu *v)
 {
 	if (!READ_ONCE(v->guest->ended))
 		return vcpu_kill(v, GUEST_STATUS_KILLED, "exit handler for %s failed without "
 				 "ending the guest", vmx_exit_name(v->exit.basic));
-	return r;
+	return -1;
 }
 
 /*
@@ -228,7 +229,6 @@ static inline __attribute__((always_inline)) int exit_dispatch(struct vcpu *v, u
 	int r;
 
 	v->stats.exits[basic]++;
-	v->stats.total++;
 	x = &exit_table[basic];
 	fn = x->fn;
 	if (unlikely(!fn))
@@ -242,7 +242,11 @@ static inline __attribute__((always_inline)) int exit_dispatch(struct vcpu *v, u
 	if (unlikely(x->needs & VMX_NEED_IDT_INFO) && (e->idt_info & INTR_INFO_VALID))
 		vcpu_reinject(v);
 	r = fn(v);
-	return unlikely(r) ? exit_check_result(v, r) : 0;
+	if (likely(!r))
+		return 0;
+	if (r == EXIT_RESUMABLE)
+		return vcpu_entry_idle(v);
+	return vmm_exit_ended(v);
 }
 
 /* Past exit_limit: a reason beyond the table, or any exit while exits
@@ -255,9 +259,8 @@ static __attribute__((noinline)) int exit_beyond_limit(struct vcpu *v, uint32_t 
 	return exit_dispatch(v, reason, basic, true);
 }
 
-int vmm_handle_exit(struct vcpu *v)
+int vmm_handle_exit(struct vcpu *v, uint32_t reason)
 {
-	uint32_t reason = vmx_read_exit_reason();
 	unsigned basic = (unsigned)FIELD_GET(VMX_EXIT_REASON_BASIC, reason);
 
 	if (unlikely(basic >= exit_limit))

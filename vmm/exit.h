@@ -7,8 +7,12 @@
 
 /* A handler returns 0 to go on running the vCPU, or -1 when it ended the
  * guest (guest_end/vcpu_kill): vmm_handle_exit() passes that on and the
- * run loop stops this vCPU at once. */
+ * run loop stops this vCPU at once. EXIT_RESUMABLE says the exit changed
+ * nothing but what vcpu_entry_idle() looks at (vmm/exit_fast.c: CPUID,
+ * WRMSR to IA32_TSC_DEADLINE and the x2APIC ICR writes it takes), so the
+ * vCPU may re-enter without the run loop's pre-entry work. */
 typedef int (*exit_fn)(struct vcpu *v);
+#define EXIT_RESUMABLE 1
 
 /* One row of the exit table: the handler, and the exit information it
  * reads from v->exit (VMX_NEED_*); vmm_handle_exit() reads no more. */
@@ -17,9 +21,15 @@ struct exit_entry {
 	unsigned needs;
 };
 
-/* Reads the current exit's information and handles it: 0 to go on
- * running the vCPU, -1 when the guest has ended. */
-int vmm_handle_exit(struct vcpu *v);
+/* Reads the current exit's information and handles it, given its full
+ * exit reason (vmx_read_exit_reason()): 0 to go on running the vCPU after
+ * the pre-entry work, 1 to enter again at once (a resumable exit that
+ * vcpu_entry_idle() let through; it loaded the preemption-timer count),
+ * -1 when the guest has ended. */
+int vmm_handle_exit(struct vcpu *v, uint32_t reason);
+/* After a handler returned -1: the guest has ended (if it has not, that is
+ * a tickvisor bug, and it ends now). Returns -1. */
+int vmm_exit_ended(struct vcpu *v);
 /* Once at boot, after the log options: whether exits are traced. */
 void vmm_exit_init(void);
 

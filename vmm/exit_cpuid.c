@@ -110,10 +110,8 @@ static void guest_cpuid(struct vcpu *v, uint32_t leaf, uint32_t sub, struct cpui
 		leaf_hypervisor(leaf, r);
 		return;
 	}
-	if (leaf == 0x15 || leaf == 0x16) {
-		leaf_timebase(leaf, r);
-		return;
-	}
+	/* The host's answer, then what differs (one switch: the timebase
+	 * leaves are cases too, although they replace it all). */
 	*r = cpuid(leaf, sub);
 	switch (leaf) {
 	case 0:
@@ -138,6 +136,7 @@ static void guest_cpuid(struct vcpu *v, uint32_t leaf, uint32_t sub, struct cpui
 	case 0xa: *r = (struct cpuid_regs){ 0 }; break;   /* no PMU */
 	case 0xd: xstate_cpuid(v, sub, r); break;
 	case 0xb: case 0x1f: leaf_topology(v, sub, r); break;
+	case 0x15: case 0x16: leaf_timebase(leaf, r); break;
 	default: break;
 	}
 }
@@ -153,5 +152,6 @@ int exit_cpuid(struct vcpu *v)
 	g[GPR_RCX] = r.ecx;
 	g[GPR_RDX] = r.edx;
 	vcpu_skip_insn(v);
-	return 0;
+	/* Always: guest registers and RIP only (exit_fast_cpuid relies on it). */
+	return EXIT_RESUMABLE;
 }

@@ -37,13 +37,15 @@
 			MISC_ENABLE_LIMIT_CPUID | MISC_ENABLE_XTPR_DISABLE)
 #define MISC_ENABLE_RO (MISC_ENABLE_PERFMON | MISC_ENABLE_BTS_UNAVAIL | MISC_ENABLE_PEBS_UNAVAIL)
 
+#define MSR_X2APIC_ICR LAPIC_MSR(LAPIC_ICR_LO)
+
 /* x2apic=off (QEMU's -cpu ...,-x2apic): CPUID.1:ECX[21] reads 0, so
  * the x2APIC MSRs do not exist and IA32_APIC_BASE.EXTD is reserved (SDM
  * Vol. 3A, "x2APIC Initialization": EXTD is writable only where CPUID
  * shows x2APIC). */
 static bool msr_x2apic_hidden(const struct vcpu *v, uint32_t msr, uint64_t val, bool write)
 {
-	if (v->guest->spec->opts.x2apic)
+	if (v->cached_x2apic)
 		return false;
 	if (msr >= MSR_X2APIC_FIRST && msr <= MSR_X2APIC_LAST)
 		return true;
@@ -77,6 +79,7 @@ static int misc_enable_write(struct vcpu *v, uint64_t val)
 	return 0;
 }
 
+/* 0, -1 to raise #GP, or EXIT_RESUMABLE (see exit_wrmsr). */
 static int msr_write(struct vcpu *v, uint32_t msr, uint64_t val)
 {
 	switch (msr) {
@@ -113,18 +116,37 @@ int exit_rdmsr(struct vcpu *v)
 	return 0;
 }
 
+/*
+ * The writes a guest makes per IPI and per timer tick are resumable
+ * (vmm/exit_fast.c). An x2APIC ICR write vlapic_x2apic_icr_fast() takes (a
+ * fixed IPI to itself or one x2APIC ID) comes first, ahead of the MSR
+ * dispatch: it is on the path of every IPI, from the exit to the target's
+ * IRR. It leaves intr_dirty alone, unlike vapic_msr_write(): an IPI
+ * changes this vCPU's IRR only when it is its own target, and then
+ * vlapic_accept() notifies it (op_notify). With x2apic=off the APIC is
+ * never in x2APIC mode, so the fast path declines and the write raises
+ * #GP below. TSC-deadline writes come back EXIT_RESUMABLE from
+ * vapic_msr_write().
+ */
 int exit_wrmsr(struct vcpu *v)
 {
 	uint64_t *g = v->regs.gpr;
 	uint32_t msr = (uint32_t)g[GPR_RCX];
 	uint64_t val = (g[GPR_RDX] << 32) | (uint32_t)g[GPR_RAX];
+	int r;
 
-	if (msr_write(v, msr, val)) {
+	if (msr == MSR_X2APIC_ICR && vlapic_x2apic_icr_fast(v->lapic, val)) {
+		vcpu_skip_insn(v);
+		return EXIT_RESUMABLE;
+	}
+	r = msr_write(v, msr, val);
+
+	if (r < 0) {
 		pr_debug("guest %s: vcpu%u: WRMSR %#x <- %#lx -> #GP", v->guest->spec->name,
 			 v->id, msr, (unsigned long)val);
 		vcpu_inject_gp(v);
 		return 0;
 	}
 	vcpu_skip_insn(v);
-	return 0;
+	return r;
 }

@@ -411,8 +411,13 @@ uint64_t guest_exits(const struct guest *g, uint64_t reason)
 	for (uint32_t i = 0; i < g->nvcpus; i++) {
 		const struct vcpu *v = g->vcpus[i];
 
-		if (v)
-			n += reason == GUEST_EXITS_ALL ? v->stats.total : v->stats.exits[reason];
+		if (!v)
+			continue;
+		if (reason != GUEST_EXITS_ALL)
+			n += v->stats.exits[reason];
+		else            /* summed here, not counted on every exit */
+			for (unsigned r = 0; r < VMX_EXIT_NR; r++)
+				n += v->stats.exits[r];
 	}
 	return n;
 }

@@ -11,6 +11,8 @@
  */
 #include "drivers/io.h"
 #include "drivers/string.h"
+#include "vmm/exit.h"
+#include "vmm/exit_fast.h"
 #include "vmm/housekeeper.h"
 #include "vmm/hypercall.h"
 #include "vmm/vapic.h"
@@ -353,19 +355,47 @@ bool vapic_timer_reg(uint32_t off)
 	return off == LAPIC_TMICT || off == LAPIC_TDCR;
 }
 
-int vapic_msr_write(struct vcpu *v, uint32_t msr, uint64_t val)
+/*
+ * An IA32_TSC_DEADLINE write on the preemption-timer backend is
+ * resumable (EXIT_RESUMABLE, vmm/exit_fast.c): a host-timer backend has
+ * its host timer to reprogram and drain before the entry, and timer=posted
+ * the housekeeper's queue. (The x2APIC ICR writes that are resumable never
+ * come here: exit_wrmsr() takes them.)
+ */
+static __attribute__((noinline)) int deadline_write(struct vcpu *v, uint64_t val)
+{
+	int r;
+
+	housekeeper_timer_lock(v);
+	r = vlapic_wrmsr(v->lapic, MSR_IA32_TSC_DEADLINE, val);     /* never #GP */
+	housekeeper_timer_unlock(v);
+	if (log_trace_on(TRACE_TIMER))
+		trace_timer_arm(v);
+	if (v->timer_kind != TIMER_PREEMPT)
+		return r;
+	return exit_fast_deadline_written(v);
+}
+
+static __attribute__((noinline)) int apic_msr_write(struct vcpu *v, uint32_t msr, uint64_t val)
 {
 	int r;
 
 	housekeeper_timer_lock(v);
 	r = vlapic_wrmsr(v->lapic, msr, val);
 	housekeeper_timer_unlock(v);
-	if (msr != MSR_IA32_TSC_DEADLINE &&
-	    !(msr >= LAPIC_MSR_BASE && vapic_timer_reg((msr - LAPIC_MSR_BASE) << 4)))
+	if (msr != LAPIC_MSR(LAPIC_TMICT) && msr != LAPIC_MSR(LAPIC_TDCR))
 		v->intr_dirty = true;   /* an EOI or ICR write may have moved IRR/ISR */
 	else if (log_trace_on(TRACE_TIMER))
 		trace_timer_arm(v);
 	return r;       /* a mode change is synced before the next entry */
+}
+
+/* A dispatch without a frame: each write pays for its own. */
+int vapic_msr_write(struct vcpu *v, uint32_t msr, uint64_t val)
+{
+	if (msr == MSR_IA32_TSC_DEADLINE)
+		return deadline_write(v, val);
+	return apic_msr_write(v, msr, val);
 }
 
 uint64_t vapic_read_cr8(struct vcpu *v)

@@ -22,7 +22,8 @@ void vapic_vcpu_init(struct vcpu *v);
 /* Re-programs EPT, MSR bitmap and VMCS controls after a mode/base change. */
 void vapic_mode_sync(struct vcpu *v);
 
-/* APIC MSRs (IA32_APIC_BASE, x2APIC range, TSC deadline): 0 or -1 (#GP). */
+/* APIC MSRs (IA32_APIC_BASE, x2APIC range, TSC deadline): 0 or -1 (#GP);
+ * a write may also return EXIT_RESUMABLE (vmm/exit.h). */
 int vapic_msr_read(struct vcpu *v, uint32_t msr, uint64_t *val);
 int vapic_msr_write(struct vcpu *v, uint32_t msr, uint64_t val);
 /* Is gpa inside the vCPU's xAPIC MMIO page (xAPIC mode, APIC enabled)? */

@@ -205,7 +205,8 @@ static __attribute__((noinline)) void vapic_inject_pending(struct vcpu *v)
 {
 	bool nmi;
 
-	vapic_pi_sync(v);
+	if (!vapic_pi_idle(v))          /* what vapic_pi_sync() asks first, without the call */
+		vapic_pi_sync(v);
 	nmi_trim(v);
 	/* Something is already being injected (a re-injected event or an
 	 * exception from emulation): it goes first, we come back after. */
@@ -238,8 +239,7 @@ void vapic_inject(struct vcpu *v)
 {
 	struct vlapic *l = v->lapic;
 
-	if (l->hw_vid && !v->injecting && !READ_ONCE(l->nmi_pending) &&
-	    v->guest->hlt != HLT_GUEST &&
+	if (l->hw_vid && !(v->injecting | v->cached_hlt_guest) && !READ_ONCE(l->nmi_pending) &&
 	    vapic_pi_idle(v)) {
 		sync_intr_status(v);
 		vid_window_if_blocked(v);

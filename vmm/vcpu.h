@@ -33,7 +33,6 @@ struct housekeeper;
 
 struct vcpu_stats {
 	uint64_t exits[VMX_EXIT_NR];
-	uint64_t total;
 	uint64_t io_unhandled;          /* port accesses nobody emulates */
 	uint64_t unassigned_reads;      /* loads from unassigned memory (all ones) */
 	uint64_t unassigned_writes;     /* stores to it (dropped) */
@@ -85,6 +84,9 @@ struct vcpu {
 	uint64_t misc_enable;           /* IA32_MISC_ENABLE as the guest sees it */
 	uint64_t xcr0;                  /* guest XCR0, loaded only while it runs */
 	struct vcpu_stats stats;
+	bool kicked;                    /* vcpu_kick() since the last pre-entry work */
+	bool cached_hlt_guest;          /* opts.hlt == HLT_GUEST, read on every entry */
+	bool cached_x2apic;             /* opts.x2apic, read on every APIC MSR access */
 };
 
 /* Port-I/O device state of a guest (the models in vmm/dev/). */

@@ -69,14 +69,16 @@ void vcpu_calib_init(void)
 static bool calib_run(struct vcpu *v, uint64_t *entry, uint64_t *exit)
 {
 	uint64_t start, guest;
+	long reason;
 
 	vmwrite(VMCS_GUEST_RIP, CALIB_GPA);
 	start = rdtsc() + 2000;
 	v->regs.spin_until = start;
-	if (vmx_run(&v->regs))
+	reason = vmx_run(&v->regs);
+	if (reason < 0)
 		return false;
 	v->regs.launched = 1;
-	if ((uint16_t)vmread(VMCS_EXIT_REASON) != VMX_EXIT_VMCALL)
+	if (reason != VMX_EXIT_VMCALL)
 		return false;
 	guest = (v->regs.gpr[GPR_RDX] << 32) | (uint32_t)v->regs.gpr[GPR_RAX];
 	*entry = guest - start;

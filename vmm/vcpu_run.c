@@ -9,6 +9,7 @@
 #include "vmm/host/percpu.h"
 #include "vmm/vcpu_timer.h"
 #include "vmm/exit.h"
+#include "vmm/exit_fast.h"
 #include "vmm/guest.h"
 #include "vmm/housekeeper.h"
 #include "vmm/vcpu_run.h"
@@ -116,7 +117,10 @@ void vcpu_kick(struct vcpu *v)
 	struct pcpu *p = cpus[v->cpu];
 
 	/* The vCPU re-evaluates before every entry; only one running on
-	 * another CPU (or sleeping there) needs an interrupt to notice. */
+	 * another CPU (or sleeping there) needs an interrupt to notice.
+	 * An entry the fast path would make instead sees the flag; one it
+	 * made before the flag was set takes the IPI as an exit. */
+	__atomic_store_n(&v->kicked, true, __ATOMIC_RELEASE);
 	if (p && p != this_cpu())
 		apic_send_ipi(p->apic_id, VEC_KICK);
 }
@@ -129,7 +133,7 @@ int vcpu_time_limit_hit(struct vcpu *v, const char *where)
 
 /* EFER.LMA -> "IA-32e mode guest" on CPUs whose VM exits do not store
  * it (IA32_VMX_MISC bit 5 clear), so the next entry agrees with EFER. */
-static void sync_ia32e(struct vcpu *v)
+void vcpu_sync_ia32e(struct vcpu *v)
 {
 	bool lma = vmread(VMCS_GUEST_EFER) & EFER_LMA;
 	uint32_t ctls = lma ? v->cached_entry_ctls | (uint32_t)BIT(ENTRY_IA32E_GUEST)
@@ -196,13 +200,34 @@ static int vcpu_init_sipi(struct vcpu *v)
 	return r;
 }
 
+static __attribute__((noinline, cold)) void vcpu_entry_failed(struct vcpu *v, long r)
+{
+	bool valid = r == VMX_RUN_FAIL_VALID;
+	unsigned err = valid ? (unsigned)vmread(VMCS_INSN_ERROR) : 0;
+
+	vcpu_kill(v, GUEST_STATUS_ENTRY_FAIL, "%s failed: %s%u (%s)",
+		  v->regs.launched ? "VMRESUME" : "VMLAUNCH",
+		  valid ? "VM-instruction error " : "VMfailInvalid ", err,
+		  valid ? vmx_insn_error_name(err) : "no current VMCS");
+}
+
+/*
+ * The pre-entry work below (up to the kick flag's clearing) runs before
+ * every entry but those resumed at once: after a CPUID or WRMSR exit the
+ * entry stub's hooks (exit_fast_cpuid, exit_fast_wrmsr) resume, and after a resumable exit
+ * of the table vmm_handle_exit() returns 1. vcpu_entry_idle()
+ * (vmm/exit_fast.c) decides both and must know every step of this work:
+ * a step added here needs its condition there.
+ */
 void vcpu_run(struct vcpu *v)
 {
 	struct guest *g = v->guest;
+	long reason;
 	int r;
 
 	irq_disable();
 	this_cpu()->vcpu = v;
+	exit_fast_init(v);
 	for (;;) {
 		/* Its interrupt window comes before every pending-work check
 		 * below; from the ended check to VMRESUME interrupts stay off,
@@ -213,36 +238,37 @@ void vcpu_run(struct vcpu *v)
 			break;
 		if (unlikely(vcpu_check_time_limit(v, "")))
 			break;
-		if (unlikely(v->wait_sipi || READ_ONCE(v->lapic->init_pending) ||
+		/* `|`, not `||`: three loads and one branch on every entry. */
+		if (unlikely(v->wait_sipi | READ_ONCE(v->lapic->init_pending) |
 			     READ_ONCE(v->lapic->sipi_pending)) && vcpu_init_sipi(v))
 			break;
 		if (v->apic_mode_dirty)
 			vapic_mode_sync(v);
 		vcpu_timer_before_entry(v);
 		vapic_inject(v);
-		vcpu_xcr0_load_guest(v);
+		/* Kicks so far are done with: this work saw what they stand
+		 * for, its own included (an expiry it delivered). One from
+		 * another CPU after the checks above still has its IPI
+		 * coming, which exits the guest as soon as it runs. */
+		WRITE_ONCE(v->kicked, false);
+enter:
 		vcpu_timer_load_preempt(v);
-		r = vmx_run(&v->regs);
-		vcpu_xcr0_load_host(v);
-		if (unlikely(r)) {
-			unsigned err = r == 2 ? (unsigned)vmread(VMCS_INSN_ERROR) : 0;
-
-			vcpu_kill(v, GUEST_STATUS_ENTRY_FAIL, "%s failed: %s%u (%s)",
-				  v->regs.launched ? "VMRESUME" : "VMLAUNCH",
-				  r == 2 ? "VM-instruction error " : "VMfailInvalid ", err,
-				  r == 2 ? vmx_insn_error_name(err) : "no current VMCS");
+		vcpu_xcr0_load_guest(v);
+		reason = vmx_run(&v->regs);
+		if (unlikely(reason < 0)) {
+			if (reason == VMX_RUN_HANDLED)
+				continue;       /* by the stub's hook: the pre-entry work is due */
+			vcpu_xcr0_load_host(v);
+			vcpu_entry_failed(v, reason);
 			break;
 		}
-		v->regs.launched = 1;
-		if (v->spin_target)
-			vcpu_timer_after_entry(v);
-		/* The CPU clears the entry's event injection on every exit. */
-		v->injecting = false;
-		v->intr_state_valid = false;
-		if (!v->lma_by_hw)
-			sync_ia32e(v);
-		if (vmm_handle_exit(v))
+		vcpu_after_exit(v);
+		r = vmm_handle_exit(v, (uint32_t)reason);
+		if (unlikely(r)) {
+			if (r > 0)
+				goto enter;     /* resumable, nothing pending */
 			break;
+		}
 	}
 	housekeeper_timer_cancel(v);
 	timer_host_disarm_all(&this_cpu()->timer);

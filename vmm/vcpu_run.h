@@ -5,6 +5,8 @@
 
 #include "drivers/io.h"
 #include "vmm/vcpu.h"
+#include "vmm/vcpu_timer.h"
+#include "vmm/vcpu_xstate.h"
 
 /* The vCPU loop: enters the guest until it ends. */
 void vcpu_run(struct vcpu *v);
@@ -38,5 +40,29 @@ static inline int vcpu_check_time_limit(struct vcpu *v, const char *where)
 
 /* Delivers again the event whose delivery the last exit interrupted. */
 void vcpu_reinject(struct vcpu *v);
+
+void vcpu_sync_ia32e(struct vcpu *v);
+
+/* The bookkeeping every VM exit needs before its handler: the host's
+ * XCR0, the entry done (VMRESUME from now on, the advance tuned by its
+ * wait), the entry's injection gone and the interruptibility unread, the
+ * IA-32e mode control in step with EFER. Inline: vcpu_run() and the
+ * CPUID hook of the entry stub (vmm/exit_fast.c) both run it on every
+ * exit. */
+static inline __attribute__((always_inline)) void vcpu_after_exit(struct vcpu *v)
+{
+	vcpu_xcr0_load_host(v);
+	v->regs.launched = 1;
+	if (v->spin_target) {
+		vcpu_timer_after_entry(v);
+		/* The advance moved: so does the next hardware deadline. */
+		v->timer_dirty = true;
+	}
+	/* The CPU clears the entry's event injection on every exit. */
+	v->injecting = false;
+	v->intr_state_valid = false;
+	if (!v->lma_by_hw)
+		vcpu_sync_ia32e(v);
+}
 
 #endif

@@ -1,12 +1,14 @@
 ; SPDX-License-Identifier: BSD-2-Clause
 ;
 ; VM entry and exit. The C run loop calls
-;     int vmx_run(struct guest_regs *regs);
+;     long vmx_run(struct guest_regs *regs);
 ; which saves the host's callee-saved registers, loads the guest's GPRs
 ; and enters with VMLAUNCH or VMRESUME. A VM exit lands on vmx_exit
 ; (VMCS HOST_RIP) with RSP = VMCS HOST_RSP, which points at the saved
-; regs pointer; the guest GPRs are stored and vmx_run returns 0.
-; Offsets come from vmx/offsets.c.
+; regs pointer; the guest GPRs are stored and vmx_run returns the exit
+; reason - except that CPUID and WRMSR exits are first given to
+; regs->cpuid_exit and regs->wrmsr_exit, which handle them and may send
+; the guest straight back in. Offsets and values come from vmx/offsets.c.
 default rel
 bits 64
 
@@ -81,10 +83,10 @@ vmx_run:
 .resume:
 	vmresume
 .fail:
-	; VMfailInvalid (CF=1) -> 1, VMfailValid (ZF=1) -> 2
-	mov eax, 2
-	mov ecx, 1
-	cmovc eax, ecx
+	; VMfailInvalid (CF=1) -> RUN_FAIL_INVALID, VMfailValid (ZF=1) -> RUN_FAIL_VALID
+	mov rax, RUN_FAIL_VALID
+	mov rcx, RUN_FAIL_INVALID
+	cmovc rax, rcx
 	jmp vmx_return
 
 vmx_exit:
@@ -105,13 +107,21 @@ vmx_exit:
 	mov [rdi + REGS_R13], r13
 	mov [rdi + REGS_R14], r14
 	mov [rdi + REGS_R15], r15
-	mov rax, cr2
+	mov ecx, VMCS_FIELD_EXIT_REASON         ; rcx = vmread(EXIT_REASON)
+	vmread rcx, rcx
+	jbe vmx_exit_reason_failed
+.reason_read:
+	cmp ecx, EXIT_REASON_CPUID              ; the full reason: no entry failure
+	je vmx_exit_cpuid                       ; needs no CR2, no exit TSC
+	mov rax, cr2                            ; the guest's, for the next entry
 	mov [rdi + REGS_CR2], rax
 	rdtsc                                   ; when the guest left, for its APIC
 	shl rdx, 32
 	or rax, rdx
 	mov [rdi + REGS_EXIT_TSC], rax
-	xor eax, eax
+	cmp ecx, EXIT_REASON_WRMSR
+	je vmx_exit_wrmsr
+	mov eax, ecx                            ; return the reason
 vmx_return:
 	pop rdi
 	pop r15
@@ -121,6 +131,55 @@ vmx_return:
 	pop rbx
 	pop rbp
 	ret
+
+; CPUID and WRMSR: if (regs->X_exit && regs->X_exit(regs)) enter again;
+; else return RUN_HANDLED (or the reason, without a hook). HOST_RSP is
+; 16-byte aligned: vmx_run's return address and seven pushes lie above
+; it, so the call keeps the C ABI's alignment. The entry goes as
+; vmx_run's does from the CR2 check on (RSP is HOST_RSP here): a hook
+; resumes only without an entry wait, and CR2 is still the guest's, as
+; root mode never changes it. A CPUID exit saves CR2 only when it goes
+; back to the caller, and never the exit TSC.
+vmx_exit_cpuid:
+	mov rax, [rdi + REGS_CPUID_EXIT]
+	jmp vmx_exit_fast
+vmx_exit_wrmsr:
+	mov rax, [rdi + REGS_WRMSR_EXIT]
+vmx_exit_fast:
+	test rax, rax
+	jz .no_hook
+	call rax
+	mov rdi, [rsp]                          ; regs
+	test eax, eax
+	jz .handled
+	jmp vmx_run.cr2_ok
+.handled:
+	mov rax, cr2
+	mov [rdi + REGS_CR2], rax
+	mov rax, RUN_HANDLED
+	jmp vmx_return
+.no_hook:                                   ; as any other exit
+	mov rax, cr2
+	mov [rdi + REGS_CR2], rax
+	rdtsc
+	shl rdx, 32
+	or rax, rdx
+	mov [rdi + REGS_EXIT_TSC], rax
+	mov eax, ecx
+	jmp vmx_return
+
+; VMREAD of the exit reason failed (a broken host invariant): what
+; VMX_INSN_CHECK in vmx/insn.h does for C, with the field still in rcx.
+vmx_exit_reason_failed:
+	push rcx                                ; the field
+	push qword INSN_KIND_VMREAD
+	push rax
+	lea rax, [rel vmx_exit.reason_read]
+	xchg rax, [rsp]                         ; where to resume; rax kept
+	call vmx_insn_fail_thunk
+	lea rsp, [rsp + 24]
+	xor ecx, ecx
+	jmp vmx_exit.reason_read
 
 ;
 ; A VMX instruction's failure stub (vmx/vmx_insn.h, VMX_INSN_CHECK) calls here

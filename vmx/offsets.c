@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* Struct offsets for NASM (see Makefile: offsets.inc). Never linked into
  * the image: it is compiled to assembly and the markers are extracted. */
+#include "vmx/vmx_exit.h"
 #include "vmx/regs.h"
 #include "vmx/vmcs.h"
 
@@ -23,5 +24,14 @@ void offsets(void)
 	OFFSET(REGS_SPIN_UNTIL, struct guest_regs, spin_until);
 	OFFSET(REGS_SPIN_ARRIVAL, struct guest_regs, spin_arrival);
 	OFFSET(REGS_EXIT_TSC, struct guest_regs, exit_tsc);
+	OFFSET(REGS_CPUID_EXIT, struct guest_regs, cpuid_exit);
+	OFFSET(REGS_WRMSR_EXIT, struct guest_regs, wrmsr_exit);
 	VALUE(VMCS_FIELD_HOST_RSP, VMCS_HOST_RSP);
+	VALUE(VMCS_FIELD_EXIT_REASON, VMCS_EXIT_REASON);
+	VALUE(EXIT_REASON_CPUID, VMX_EXIT_CPUID);
+	VALUE(EXIT_REASON_WRMSR, VMX_EXIT_WRMSR);
+	VALUE(INSN_KIND_VMREAD, VMX_INSN_VMREAD);
+	VALUE(RUN_HANDLED, VMX_RUN_HANDLED);
+	VALUE(RUN_FAIL_INVALID, VMX_RUN_FAIL_INVALID);
+	VALUE(RUN_FAIL_VALID, VMX_RUN_FAIL_VALID);
 }

@@ -25,12 +25,30 @@ struct guest_regs {
 	uint64_t spin_until;    /* host TSC to wait for right before entry, 0: none
 				   (timer advance: the last thing before VMRESUME) */
 	uint64_t spin_arrival;  /* host TSC when the stub reached that wait */
-	uint64_t exit_tsc;      /* host TSC as the stub took the last VM exit */
+	uint64_t exit_tsc;      /* host TSC as the stub took the last VM exit
+				   vmx_run() returned for (cr2 likewise) */
 	uint8_t launched;       /* VMRESUME instead of VMLAUNCH */
+	/* Called by the stub on a CPUID exit (cpuid_exit) and a WRMSR exit
+	 * (wrmsr_exit), with the guest's GPRs saved here (and for WRMSR cr2
+	 * and exit_tsc): it handles the exit; nonzero: enter the guest again
+	 * at once (nothing else is pending, spin_until is 0), 0: vmx_run()
+	 * returns VMX_RUN_HANDLED. NULL: it returns the exit like any other. */
+	int (*cpuid_exit)(struct guest_regs *regs);
+	int (*wrmsr_exit)(struct guest_regs *regs);
 };
 
-/* Enters the guest whose VMCS is current; returns 0 after a VM exit, 1
- * on VMfailInvalid, 2 on VMfailValid (see VMCS_INSN_ERROR). */
-int vmx_run(struct guest_regs *regs);
+/* What vmx_run() returns besides an exit reason. */
+enum vmx_run_result {
+	VMX_RUN_FAIL_INVALID = -1,      /* VMfailInvalid: no current VMCS */
+	VMX_RUN_FAIL_VALID = -2,        /* VMfailValid: see VMCS_INSN_ERROR */
+	VMX_RUN_HANDLED = -3,           /* an exit cpuid_exit or wrmsr_exit handled */
+};
+
+/* Enters the guest whose VMCS is current, and again after each exit
+ * cpuid_exit or wrmsr_exit resumes. Returns the full exit reason (32 bits, bit 31 the
+ * entry failure; SDM Vol. 3C, "Basic VM-Exit Information") of the exit it
+ * comes back for, or a negative vmx_run_result: the stub reads the reason
+ * anyway to find CPUID and WRMSR, and the caller then needs no VMREAD. */
+long vmx_run(struct guest_regs *regs);
 
 #endif

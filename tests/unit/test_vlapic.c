@@ -2466,6 +2466,137 @@ static void test_fuzz(void **state)
 	}
 }
 
+/* ======================================================================
+ * vlapic_x2apic_icr_fast() against vlapic_wrmsr(): two groups of APICs
+ * driven into the same state (senders in x2APIC and xAPIC mode, targets
+ * in x2APIC and xAPIC mode, software-disabled, globally disabled), then
+ * the same random ICR values written to both, one group by vlapic_wrmsr()
+ * and the other by the fast path, falling back to vlapic_wrmsr() when it
+ * declines. It must take exactly the fixed IPIs of a legal vector to
+ * itself or to one physical x2APIC destination from an x2APIC sender
+ * with no reserved bit set, and leave both groups identical: pages, NMI,
+ * INIT and SIPI state, pending errors and every callback.
+ */
+#define TWIN_N          5u              /* NCPU and one globally disabled */
+
+struct twin {
+	struct vlapic *l[TWIN_N];
+	struct fake_cpu cpu[TWIN_N];
+	struct vlapic_group group;
+};
+
+static void twin_init(struct twin *t)
+{
+	memset(t->cpu, 0, sizeof(t->cpu));
+	memset(&t->group, 0, sizeof(t->group));
+	t->group.n = TWIN_N;
+	for (unsigned i = 0; i < TWIN_N; i++) {
+		t->l[i] = alloc_vlapic();
+		t->group.member[i] = t->l[i];
+		vlapic_init(t->l[i], i, &t->group, &ops, &t->cpu[i], CLOCK_DIV, 0);
+		t->l[i]->maxphyaddr = 39;
+	}
+	/* 0, 1: x2APIC; 2: xAPIC with a moved ID; 3: x2APIC, software-
+	 * disabled; 4: globally disabled (IA32_APIC_BASE.EN = 0). */
+	for (unsigned i = 0; i < TWIN_N; i++)
+		sw_enable(t->l[i]);
+	to_x2apic(t->l[0]);
+	to_x2apic(t->l[1]);
+	wr(t->l[2], LAPIC_ID, 0x03u << 24);
+	to_x2apic(t->l[3]);
+	x2wr(t->l[3], LAPIC_SVR, 0xff);
+	assert_int_equal(vlapic_wrmsr(t->l[4], MSR_APIC_BASE, LAPIC_DEFAULT_BASE), 0);
+}
+
+static void twin_free(struct twin *t)
+{
+	for (unsigned i = 0; i < TWIN_N; i++)
+		free(t->l[i]);
+}
+
+static void twin_same(const struct twin *a, const struct twin *b)
+{
+	for (unsigned i = 0; i < TWIN_N; i++) {
+		const struct vlapic *x = a->l[i], *y = b->l[i];
+
+		assert_memory_equal(x->page, y->page, sizeof(x->page));
+		assert_int_equal(x->nmi_pending, y->nmi_pending);
+		assert_int_equal(x->init_pending, y->init_pending);
+		assert_int_equal(x->sipi_pending, y->sipi_pending);
+		assert_int_equal(x->sipi_vector, y->sipi_vector);
+		assert_int_equal(x->esr_pending, y->esr_pending);
+		assert_int_equal(x->base_msr, y->base_msr);
+		assert_memory_equal(&a->cpu[i], &b->cpu[i], sizeof(a->cpu[i]));
+	}
+}
+
+/* A random ICR value, biased to the shapes that matter. */
+static uint64_t rnd_icr(void)
+{
+	static const uint32_t dests[] = { 0, 1, 2, 3, 4, 5, 0xffu, 0xffffu, 0xffffffffu };
+	uint64_t icr = rnd_below(2) ? 0x10 + rnd_below(0xf0) : rnd_below(0x20);
+
+	icr |= (uint64_t)(rnd_below(3) ? LAPIC_DM_FIXED : rnd_below(8)) << 8;
+	if (!rnd_below(4))
+		icr |= LAPIC_ICR_LOGICAL;
+	icr |= (uint64_t)(rnd_below(2) ? LAPIC_SH_NONE : rnd_below(4)) << 18;
+	if (!rnd_below(4))
+		icr |= rnd_below(2) ? LAPIC_ICR_LEVEL_ASSERT : LAPIC_ICR_TRIGGER_LEVEL;
+	icr |= (uint64_t)(rnd_below(4) ? dests[rnd_below(ARRAY_SIZE(dests))] : (uint32_t)rnd())
+	       << 32;
+	if (!rnd_below(8))              /* a reserved bit: 12, 13, 16, 17, 20-31 */
+		icr |= 1ull << (rnd_below(2) ? 12 + rnd_below(2) : rnd_below(2) ? 16 + rnd_below(2)
+										 : 20 + rnd_below(12));
+	return icr;
+}
+
+static bool icr_fast_expected(const struct vlapic *src, uint64_t icr)
+{
+	uint32_t sh = (uint32_t)FIELD_GET(LAPIC_ICR_SHORTHAND, icr);
+	uint32_t dest = (uint32_t)(icr >> 32);
+
+	if (vlapic_mode(src) != VLAPIC_X2APIC || (icr & ~(uint64_t)X2APIC_ICR_OK) ||
+	    FIELD_GET(LAPIC_ICR_DELIVERY, icr) != LAPIC_DM_FIXED || (icr & 0xff) < 16)
+		return false;
+	return sh == LAPIC_SH_SELF ||
+	       (sh == LAPIC_SH_NONE && !(icr & LAPIC_ICR_LOGICAL) && dest != 0xffffffffu);
+}
+
+static void test_x2apic_icr_fast_matches(void **state)
+{
+	struct twin a, b;
+	unsigned taken = 0;
+
+	twin_init(&a);
+	twin_init(&b);
+	twin_same(&a, &b);
+	rng_state = 0x2545f4914f6cdd1dull;
+	for (unsigned n = 0; n < 20000; n++) {
+		unsigned s = rnd_below(TWIN_N);
+		uint64_t icr = rnd_icr();
+		int ra = vlapic_wrmsr(a.l[s], LAPIC_MSR(LAPIC_ICR_LO), icr), rb = 0;
+		bool fast = vlapic_x2apic_icr_fast(b.l[s], icr);
+
+		assert_int_equal(fast, icr_fast_expected(b.l[s], icr));
+		if (fast) {
+			assert_int_equal(ra, 0);
+			taken++;
+		} else {
+			rb = vlapic_wrmsr(b.l[s], LAPIC_MSR(LAPIC_ICR_LO), icr);
+		}
+		assert_int_equal(ra, rb);
+		twin_same(&a, &b);
+		if (!(n % 64))                  /* keep IRR from filling up */
+			for (unsigned i = 0; i < TWIN_N; i++) {
+				memset(a.l[i]->page + LAPIC_IRR, 0, 0x80);
+				memset(b.l[i]->page + LAPIC_IRR, 0, 0x80);
+			}
+	}
+	assert_true(taken > 1000);      /* the shapes it is for did come up */
+	twin_free(&a);
+	twin_free(&b);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -2526,6 +2657,7 @@ int main(void)
 		T(test_timer_reprogram_after_due),
 		T(test_apicv_write),
 		T(test_fuzz),
+		T(test_x2apic_icr_fast_matches),
 	};
 #undef T
 

@@ -108,9 +108,10 @@ include guest-tests/guest.mk
 
 # --- ESP image --------------------------------------------------------------
 # A bare FAT16 file system (no partition table): boots from Bochs's ATA disk,
-# QEMU's -drive and a USB stick alike. 64 cylinders x 16 heads x 63 sectors
-# so Bochs detects the geometry from the size.
-ESP_SECTORS := 64512
+# QEMU's -drive and a USB stick alike. 128 cylinders x 16 heads x 63 sectors
+# so Bochs detects the geometry from the size; 63 MiB holds the
+# bundled guests and the Linux guest's kernel and initramfs (linux-2cpu).
+ESP_SECTORS := 129024
 
 # The bundled guest lists, made from the test declarations.
 $(BUILD)/tickvisor.cfg: guest-tests/unittests.cfg scripts/guestcfg.py

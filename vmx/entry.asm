@@ -113,6 +113,7 @@ vmx_exit:
 .reason_read:
 	cmp ecx, EXIT_REASON_CPUID              ; the full reason: no entry failure
 	je vmx_exit_cpuid                       ; needs no CR2, no exit TSC
+.state:
 	mov rax, cr2                            ; the guest's, for the next entry
 	mov [rdi + REGS_CR2], rax
 	rdtsc                                   ; when the guest left, for its APIC
@@ -159,12 +160,8 @@ vmx_exit_fast:
 	mov rax, RUN_HANDLED
 	jmp vmx_return
 .no_hook:                                   ; as any other exit
-	mov rax, cr2
-	mov [rdi + REGS_CR2], rax
-	rdtsc
-	shl rdx, 32
-	or rax, rdx
-	mov [rdi + REGS_EXIT_TSC], rax
+	cmp ecx, EXIT_REASON_CPUID
+	je vmx_exit.state                       ; CR2 and the exit TSC are still to save
 	mov eax, ecx
 	jmp vmx_return
 

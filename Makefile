@@ -49,7 +49,7 @@ EFI_CFLAGS := -Wno-strict-prototypes -I$(EFI_INC) -I$(EFI_INC)/x86_64 -DGNU_EFI_
 
 HV_DIRS   := boot vmm vmm/host vmm/loader vmm/dev vmx lapic timer drivers
 HV_C      := $(sort $(foreach d,$(HV_DIRS),$(wildcard $(d)/*.c)))
-HV_C      := $(filter-out vmx/offsets.c,$(HV_C))
+HV_C      := $(filter-out vmx/offsets.c drivers/x86_inc.c,$(HV_C))
 HV_ASM    := $(sort $(foreach d,$(HV_DIRS),$(wildcard $(d)/*.asm)))
 HV_OBJ    := $(HV_C:%.c=$(OBJ)/%.o) $(HV_ASM:%.asm=$(OBJ)/%.o)
 
@@ -75,6 +75,16 @@ $(BUILD)/gen/offsets.inc: vmx/offsets.c
 		$(BUILD)/gen/offsets.s > $@.tmp && mv $@.tmp $@
 -include $(BUILD)/gen/offsets.d
 
+# Architectural constants for NASM (CR/EFER bits, MSR numbers) from
+# drivers/x86.h, the same way.
+$(BUILD)/gen/x86.inc: drivers/x86_inc.c
+	$(call say,GEN,$@)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(HV_CFLAGS) -MT $@ -MF $(BUILD)/gen/x86.d -S -o $(BUILD)/gen/x86.s $<
+	$(Q)sed -n 's/.*->\([A-Za-z_0-9]*\) \$$\{0,1\}\([0-9-]*\).*/%define \1 \2/p' \
+		$(BUILD)/gen/x86.s > $@.tmp && mv $@.tmp $@
+-include $(BUILD)/gen/x86.d
+
 # --- hypervisor -------------------------------------------------------------
 $(OBJ)/boot/%.o: boot/%.c $(BUILD)/gen/version.h
 	$(call say,CC,$<)
@@ -86,7 +96,7 @@ $(OBJ)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(HV_CFLAGS) -c -o $@ $<
 
-$(OBJ)/%.o: %.asm $(BUILD)/gen/offsets.inc
+$(OBJ)/%.o: %.asm $(BUILD)/gen/offsets.inc $(BUILD)/gen/x86.inc
 	$(call say,NASM,$<)
 	@mkdir -p $(dir $@)
 	$(Q)$(NASM) -f elf64 -I$(BUILD)/gen/ -I./ -MD $(@:.o=.d) -MP -o $@ $<

@@ -32,6 +32,7 @@ ALLOWED = [
 GENERATED = {
     "version.h": None,              # the git revision (Makefile)
     "offsets.inc": "vmx",           # struct offsets from vmx/offsets.c
+    "x86.inc": "drivers",           # CR/EFER/MSR constants from drivers/x86_inc.c
 }
 
 SOURCE_RE = re.compile(r"\.(c|h|asm|inc|S)$")

@@ -15,6 +15,8 @@ global trampoline_start
 global trampoline_end
 global trampoline_data
 
+%include "x86.inc"
+
 section .text
 
 %define OFF(x) ((x) - trampoline_start)
@@ -32,7 +34,7 @@ trampoline_start:
 	shl ebx, 4                      ; ebx = physical base of this page
 	o32 lgdt [OFF(tr_gdtr)]
 	mov eax, cr0
-	or eax, 1                       ; PE
+	or eax, X86_CR0_PE
 	mov cr0, eax
 	o32 jmp far [OFF(tr_pm32_ptr)]
 
@@ -43,17 +45,17 @@ tr_pm32:
 	mov es, ax
 	mov ss, ax
 	mov eax, cr4
-	or eax, 1 << 5                  ; PAE
+	or eax, X86_CR4_PAE
 	mov cr4, eax
 	mov eax, [ebx + OFF(tr_cr3)]
 	mov cr3, eax
-	mov ecx, 0xc0000080             ; EFER.LME
+	mov ecx, X86_MSR_EFER
 	rdmsr
-	or eax, 1 << 8
+	or eax, X86_EFER_LME
 	wrmsr
 	mov eax, cr0
-	and eax, ~0x60000000            ; INIT leaves CD/NW set: cache on
-	or eax, 0x80000021              ; PG, NE, PE
+	and eax, ~(X86_CR0_CD | X86_CR0_NW)     ; INIT leaves them set: cache on
+	or eax, X86_CR0_PG | X86_CR0_NE | X86_CR0_PE
 	mov cr0, eax
 	jmp far [ebx + OFF(tr_lm64_ptr)]
 

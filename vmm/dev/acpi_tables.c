@@ -108,24 +108,6 @@ static __printf(2, 3) int acpi_build_fail(struct acpi_build *b, const char *fmt,
 	return -1;
 }
 
-static void put_le16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-}
-
-static void put_le32(uint8_t *p, uint32_t v)
-{
-	put_le16(p, (uint16_t)v);
-	put_le16(p + 2, (uint16_t)(v >> 16));
-}
-
-static void put_le64(uint8_t *p, uint64_t v)
-{
-	put_le32(p, (uint32_t)v);
-	put_le32(p + 4, (uint32_t)(v >> 32));
-}
-
 /* The byte that makes all len bytes sum to zero. */
 static uint8_t acpi_checksum(const uint8_t *p, size_t len)
 {

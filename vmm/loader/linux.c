@@ -52,24 +52,6 @@ static __printf(2, 3) int lx_fail(struct lx_ctx *c, const char *fmt, ...)
 	return -1;
 }
 
-static void put_le16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-}
-
-static void put_le32(uint8_t *p, uint32_t v)
-{
-	put_le16(p, (uint16_t)v);
-	put_le16(p + 2, (uint16_t)(v >> 16));
-}
-
-static void put_le64(uint8_t *p, uint64_t v)
-{
-	put_le32(p, (uint32_t)v);
-	put_le32(p + 4, (uint32_t)(v >> 32));
-}
-
 bool linux_is_bzimage(const void *image, uint64_t image_size)
 {
 	return image_size >= LX_HEADER + 4 && get_le32((const uint8_t *)image + LX_HEADER) == LX_HDR_MAGIC;

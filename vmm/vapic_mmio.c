@@ -107,17 +107,12 @@ int exit_apic_write(struct vcpu *v)
 	uint32_t off = (uint32_t)FIELD_GET(APIC_ACCESS_OFFSET, v->exit.qual);
 
 	/* Trap-like: the CPU stored the value and RIP is already past it. */
-	if (!vapic_timer_reg(off)) {
-		v->intr_dirty = true;
-		housekeeper_timer_lock(v);
-		vlapic_apicv_write(v->lapic, off);
-		housekeeper_timer_unlock(v);
-		return 0;       /* a mode change is synced before the next entry */
-	}
 	housekeeper_timer_lock(v);
 	vlapic_apicv_write(v->lapic, off);
 	housekeeper_timer_unlock(v);
-	if (log_trace_on(TRACE_TIMER))
+	if (!vapic_timer_reg(off))
+		v->intr_dirty = true;   /* a mode change is synced before the next entry */
+	else if (log_trace_on(TRACE_TIMER))
 		trace_timer_arm(v);
 	return 0;
 }

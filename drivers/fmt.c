@@ -216,3 +216,13 @@ int fmt_snprintf(char *buf, size_t size, const char *fmt, ...)
 	va_end(ap);
 	return n;
 }
+
+int fmt_err(char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fmt_vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+	return -1;
+}

@@ -12,5 +12,8 @@
  * conversions d i u x X o p s c %. */
 int fmt_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap);
 int fmt_snprintf(char *buf, size_t size, const char *fmt, ...) __printf(3, 4);
+/* A failure's message into buf (nothing when size is 0), and -1: what the
+ * parsers and builders that report into a caller's buffer return. */
+int fmt_err(char *buf, size_t size, const char *fmt, ...) __printf(3, 4);
 
 #endif

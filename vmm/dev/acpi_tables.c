@@ -5,7 +5,6 @@
  * closed by its checksum. Offsets the parser in drivers/acpi.h already
  * names are taken from there; the rest of the FADT is named here.
  */
-#include <stdarg.h>
 #include "drivers/acpi.h"
 #include "drivers/fmt.h"
 #include "drivers/string.h"
@@ -96,17 +95,7 @@ struct acpi_build {
 	size_t errlen;
 };
 
-static __printf(2, 3) int acpi_build_fail(struct acpi_build *b, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (b->errlen) {
-		va_start(ap, fmt);
-		fmt_vsnprintf(b->err, b->errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
+#define acpi_build_fail(b, ...) fmt_err((b)->err, (b)->errlen, __VA_ARGS__)
 
 /* The byte that makes all len bytes sum to zero. */
 static uint8_t acpi_checksum(const uint8_t *p, size_t len)

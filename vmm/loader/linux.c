@@ -11,7 +11,6 @@
  *   | 1 MiB RAM ... | kernel at its run address, init_size long | ...
  *   | initrd, as high as RAM and initrd_addr_max allow
  */
-#include <stdarg.h>
 #include "vmm/loader/linux.h"
 #include "drivers/fmt.h"
 #include "drivers/string.h"
@@ -40,17 +39,7 @@ struct lx_ctx {
 	uint64_t cmdline_len;
 };
 
-static __printf(2, 3) int lx_fail(struct lx_ctx *c, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (c->errlen) {
-		va_start(ap, fmt);
-		fmt_vsnprintf(c->err, c->errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
+#define lx_fail(c, ...) fmt_err((c)->err, (c)->errlen, __VA_ARGS__)
 
 bool linux_is_bzimage(const void *image, uint64_t image_size)
 {

@@ -11,7 +11,6 @@
  *   pad | module 1 | ... | pad | mb_info, mb_module_entry[], memory map,
  *   command line, loader name, module strings
  */
-#include <stdarg.h>
 #include "vmm/loader/multiboot.h"
 #include "drivers/fmt.h"
 #include "drivers/string.h"
@@ -101,17 +100,7 @@ static uint64_t get_word(const uint8_t *p, unsigned word)
 	return word == 8 ? get_le64(p) : get_le32(p);
 }
 
-static __printf(2, 3) int mb_fail(struct mb_ctx *c, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (c->errlen) {
-		va_start(ap, fmt);
-		fmt_vsnprintf(c->err, c->errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
+#define mb_fail(c, ...) fmt_err((c)->err, (c)->errlen, __VA_ARGS__)
 
 static void mb_init(struct mb_ctx *c, uint64_t ram_size, const void *image, uint64_t image_size)
 {

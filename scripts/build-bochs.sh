@@ -6,6 +6,11 @@
 # binary. Debian 12 only ships Bochs 2.7, which is 3-4x slower and has no
 # posted interrupts; 3.0 is our VMX test bed.
 #
+# scripts/bochs-patches/*.patch are applied to the source first (each says
+# which Bochs bug it fixes). The build records their SHA-256 in
+# $prefix/tickvisor-patches; a build whose record differs (a patch added
+# or changed since) counts as not built and is made again.
+#
 # Usage: scripts/build-bochs.sh            -> prints path of bochs binary
 #        scripts/build-bochs.sh --find     -> the same if already built, else
 #                                             fails without building
@@ -15,12 +20,16 @@ set -euo pipefail
 cache=${TICKVISOR_CACHE:-${HOME:-/root}/.cache/tickvisor}
 prefix=$cache/bochs-3.0
 bin=$prefix/bin/bochs
+patches=$(cd "$(dirname "$0")/bochs-patches" && pwd)
+stamp=$prefix/tickvisor-patches
+want=$(cd "$patches" && sha256sum -- *.patch)
 
-if [ -x "$bin" ]; then
+if [ -x "$bin" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$want" ]; then
 	echo "$bin"
 	exit 0
 fi
 [ "${1:-}" != --find ] || exit 1
+[ ! -x "$bin" ] || echo "tickvisor: Bochs 3.0 in $prefix lacks this tree's patches: building it again" >&2
 
 work=$cache/bochs-3.0-src
 mkdir -p "$work/etc" "$work/lists/partial"
@@ -50,6 +59,10 @@ tar -C "$work" -xf "$tarball"
 [ -d "$src" ] || src=$(find "$work" -maxdepth 1 -type d -name 'bochs-3*' | head -n1)
 (
 	cd "$src"
+	for p in "$patches"/*.patch; do
+		echo "tickvisor: applying $p"
+		patch -p1 --forward <"$p"
+	done
 	./configure --prefix="$prefix" --enable-x86-64 --enable-smp --enable-cpu-level=6 \
 		--enable-vmx=2 --enable-avx --enable-evex --enable-all-optimizations \
 		--enable-long-phy-address --enable-configurable-msrs --enable-pci \
@@ -61,5 +74,6 @@ tar -C "$work" -xf "$tarball"
 	tail -n 20 "$log" >&2
 	exit 1
 }
+echo "$want" >"$stamp"
 rm -rf "$src"
 echo "$bin"

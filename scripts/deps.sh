@@ -26,6 +26,7 @@ need=(
 	gnuplot-nox:/usr/bin/gnuplot
 	xz-utils:/usr/bin/xz
 	binutils:/usr/bin/objcopy
+	patch:/usr/bin/patch
 )
 
 missing=()

@@ -177,7 +177,7 @@ endif
 test: deps all
 	$(Q)$(PYTHON) tests/harness.py --build $(BUILD)
 
-# The Linux guest boots (opt-in while its kernel crash is open; README).
+# Only the Linux guest boots of make test (README, docs/linux-guest.md).
 test-linux: deps all
 	$(Q)$(PYTHON) tests/harness.py --build $(BUILD) --no-unit --only '^linux-2cpu'
 

@@ -212,9 +212,13 @@ def main():
         run_layers(res)
     chosen = [s for s in suites.SUITES if not a.only or re.search(a.only, s.name)]
     chosen += [s for s in suites.OPT_IN if a.only and re.search(a.only, s.name)]
+    # The longest boots first, so that they do not run alone at the end;
+    # results are still reported in the suites' order.
+    order = sorted(range(len(chosen)), key=lambda i: not getattr(chosen[i], "slow", False))
     with concurrent.futures.ThreadPoolExecutor(max_workers=a.j) as pool:
-        for fut in [pool.submit(run_suite, build, s) for s in chosen]:
-            report_suite(res, *fut.result())
+        futs = {i: pool.submit(run_suite, build, chosen[i]) for i in order}
+        for i in range(len(chosen)):
+            report_suite(res, *futs[i].result())
     print(f"--- {len(chosen)} emulator boots, {time.monotonic() - t0:.0f} s in all")
     if res.failures:
         print("failed: " + ", ".join(res.failures[:50]))

@@ -198,6 +198,16 @@ class RunnerRequest(Tmp):
         self.assertIn('cmdline="console=ttyS0 quiet"', text)
         self.assertIn('module="guests/initrd.cpio"', text)
 
+    def test_busy_workdir_is_refused(self):
+        """Two runs in one folder (the default for the same kernel) would
+        rebuild each other's ESP: the second is refused, naming --workdir,
+        and the folder is free again once the first lock is gone."""
+        held = runner.lock_workdir(self.dir.name)
+        with self.assertRaisesRegex(runner.RunError, "in use by another tickvisor-run.*--workdir"):
+            runner.lock_workdir(self.dir.name)
+        held.close()
+        runner.lock_workdir(self.dir.name).close()
+
     def test_status_is_the_guests(self):
         serial = ("tickvisor: guest k: starting (x)\nFAIL: one\n"
                   "tickvisor: guest k exited with status 7\ntickvisor: final status 1\n")

@@ -65,7 +65,9 @@ static void set_preempt(struct vcpu *v, bool on)
  * that, not this point, is what tunes the advance (vcpu_timer_after_entry),
  * so everything between the host interrupt and the entry - this expiry,
  * re-arming the backend, the injection - counts. */
-static void expire(struct vcpu *v, const struct timer_plan_in *in, struct timer_advance *a)
+static inline __attribute__((always_inline)) void expire(struct vcpu *v,
+							   const struct timer_plan_in *in,
+							   struct timer_advance *a)
 {
 	struct timer_entry_plan p;
 

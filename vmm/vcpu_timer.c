@@ -384,7 +384,8 @@ int vcpu_timer_block(struct vcpu *v, bool if_set)
 	 * is served here while the vCPU halts, as with any backend (the
 	 * housekeeper's post would also wake a halted CPU later than its
 	 * own host timer with advance_halt does). */
-	housekeeper_timer_park(v);
+	if (v->timer_kind == TIMER_POSTED)
+		housekeeper_timer_park(v);
 	for (;;) {
 		uint64_t now = vcpu_tsc_read(v), wake = ~0ull;
 
@@ -422,7 +423,7 @@ int vcpu_timer_block(struct vcpu *v, bool if_set)
 	v->timer_dirty = true;
 	/* Woken for the expiry: timer_posted_halt_wake() delivers it and
 	 * hands the housekeeper what comes next; else it takes it back now. */
-	if (!v->halt_wake)
+	if (v->timer_kind == TIMER_POSTED && !v->halt_wake)
 		housekeeper_timer_unpark(v);
 	return 0;
 }

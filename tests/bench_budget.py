@@ -33,20 +33,20 @@ ARGS = "bench_timer n=50 periods=100 delta_us=100"
 REFERENCE = {
     "preempt/off/apicv-on": {
         "tscdeadline_spin_lat": 722, "oneshot_spin_lat_before": 750,
-        "periodic_first_lat_before": 751, "program_tmict": 549,
-        "program_tscdeadline": 367, "cpuid_roundtrip": 199, "self_ipi": 57},
+        "periodic_first_lat_before": 751, "program_tmict": 549, "program_tscdeadline": 367,
+        "cpuid_roundtrip": 199, "self_ipi": 57},
     "preempt/off/apicv-off": {
         "tscdeadline_spin_lat": 790, "oneshot_spin_lat_before": 817,
-        "periodic_first_lat_before": 820, "program_tmict": 611,
-        "program_tscdeadline": 414, "cpuid_roundtrip": 246, "self_ipi": 897},
+        "periodic_first_lat_before": 820, "program_tmict": 611, "program_tscdeadline": 414,
+        "cpuid_roundtrip": 246, "self_ipi": 897},
     "lapic/off/apicv-on": {
-        "tscdeadline_spin_lat": 775, "oneshot_spin_lat_before": 789,
-        "periodic_first_lat_before": 818, "program_tmict": 602,
-        "program_tscdeadline": 494, "cpuid_roundtrip": 205},
+        "tscdeadline_spin_lat": 752, "oneshot_spin_lat_before": 766,
+        "periodic_first_lat_before": 795, "program_tmict": 602, "program_tscdeadline": 494,
+        "cpuid_roundtrip": 205},
     "hpet/off/apicv-off": {
-        "tscdeadline_spin_lat": 897, "oneshot_spin_lat_before": 912,
-        "periodic_first_lat_before": 1015, "program_tmict": 766,
-        "program_tscdeadline": 668, "cpuid_roundtrip": 252, "self_ipi": 952},
+        "tscdeadline_spin_lat": 874, "oneshot_spin_lat_before": 889,
+        "periodic_first_lat_before": 992, "program_tmict": 766, "program_tscdeadline": 668,
+        "cpuid_roundtrip": 252, "self_ipi": 952},
 }
 
 

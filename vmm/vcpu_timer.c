@@ -261,6 +261,7 @@ static __attribute__((noinline)) void timer_posted_halt_wake(struct vcpu *v)
 	in.target = v->lapic->timer.target;
 	in.host_now = rdtsc();
 	if (timer_plan_due(&in)) {
+		/* A halt's wake, not an entry's: it tests the mask itself. */
 		if (log_trace_on(TRACE_TIMER))
 			expire(v, &in, &v->advance_halt, true);
 		else

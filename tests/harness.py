@@ -190,6 +190,8 @@ def report_suite(res, suite, status, serial, work, secs):
     guests = emu.split_guests(serial)
     for name, expect_status in suite.guests:
         check_guest(res, suite, name, expect_status, guests.get(name))
+    for ok, what, detail in (suite.checks(serial) if hasattr(suite, "checks") else ()):
+        res.check(ok, f"{suite.name}/{what}", detail)
     if hasattr(suite, "summary"):
         print(suite.summary(serial))
     if res.failed > failed_before:

@@ -488,6 +488,23 @@ SUITES += [
 ]
 
 
+# --- Issue 11: make bench's figures held at their reference -------------------
+import bench_budget  # noqa: E402  (tests/; the harness puts it on the path)
+
+
+class BudgetSuite(Suite):
+    """bench_timer in the advance=off configurations; each figure's p50
+    within 3 cycles of its reference (tests/bench_budget.py says why and
+    how a reference moves)."""
+
+    def checks(self, serial):
+        return bench_budget.checks(serial)
+
+
+SUITES.append(BudgetSuite("bench-budget", bench_budget.config(), guests=bench_budget.guests(),
+                          timeout=600))
+
+
 # --- Issue 14: an unmodified Linux guest ---------------------------------------
 import linux_guest  # noqa: E402  (tests/; the harness puts it on the path)
 

@@ -113,6 +113,12 @@ timer_plan_arm(const struct timer_plan_in *in)
 	uint64_t deadline = in->target - in->tsc_offset - in->advance_tsc;
 	struct timer_entry_plan p = { .hw = in->backend };
 
+	/* The preemption-timer backend first: it is the one of every entry
+	 * of the usual configuration, and then the only test. */
+	if (in->backend == TIMER_PREEMPT) {
+		p.hw_at = in->armed ? deadline : TIMER_PLAN_NEVER;
+		return p;
+	}
 	/* Posted (vmm/housekeeper.c): the housekeeping CPU's host timer
 	 * serves the target and the expiry arrives without an exit; this
 	 * CPU's preemption timer keeps only its own duties. */
@@ -121,10 +127,7 @@ timer_plan_arm(const struct timer_plan_in *in)
 		p.hw_at = TIMER_PLAN_NEVER;
 		return p;
 	}
-	if (in->backend == TIMER_PREEMPT)
-		p.hw_at = in->armed ? deadline : TIMER_PLAN_NEVER;
-	else
-		p.hw_at = in->armed ? deadline : 0;
+	p.hw_at = in->armed ? deadline : 0;
 	return p;
 }
 

@@ -138,8 +138,8 @@ static int exit_entry_failure(struct vcpu *v)
  */
 #define EXIT_NEEDS_EVENT (VMX_NEED_IDT_INFO | VMX_NEED_INSN_LEN)
 static const struct exit_entry exit_table[VMX_EXIT_NR] = {
-	[VMX_EXIT_EXCEPTION_NMI]  = { exit_exception_nmi, VMX_NEED_INTR_INFO | EXIT_NEEDS_EVENT },
-	[VMX_EXIT_EXT_INTR]       = { exit_ext_intr,      VMX_NEED_INTR_INFO | EXIT_NEEDS_EVENT },
+	[VMX_EXIT_EXCEPTION_NMI]  = { exit_exception_nmi, VMX_NEED_EVENT_EXIT },
+	[VMX_EXIT_EXT_INTR]       = { exit_ext_intr,      VMX_NEED_EVENT_EXIT },
 	[VMX_EXIT_TRIPLE_FAULT]   = { exit_triple_fault,  VMX_NEED_ALL },
 	[VMX_EXIT_INIT]           = { exit_init_signal,   VMX_NEED_ALL },
 	[VMX_EXIT_SIPI]           = { exit_sipi_signal,   VMX_NEED_ALL },

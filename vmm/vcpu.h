@@ -55,6 +55,9 @@ struct vcpu {
 	bool apic_mode_dirty;           /* APIC mode/base changed: vapic_mode_sync() */
 	bool timer_dirty;               /* timer target moved: re-arm the backend */
 	enum timer_kind timer_kind;     /* backend serving this vCPU's APIC timer */
+	/* vcpu_timer_before_entry()'s variant for that backend and the
+	 * trace mask, chosen once (vmm/vcpu_timer.c) */
+	void (*timer_before_entry)(struct vcpu *v);
 	/* Two paths reach an expiry at different costs, so each has its own
 	 * advance: `advance` for a running vCPU (backend fires, VM exit),
 	 * `advance_halt` for one halted in root mode (host timer wakes it). */

@@ -24,6 +24,7 @@
 #include "vmx/vmx.h"
 #include "vmm/vcpu_dump.h"
 
+static void set_before_entry(struct vcpu *v);
 
 void vcpu_timer_init(struct vcpu *v)
 {
@@ -40,6 +41,7 @@ void vcpu_timer_init(struct vcpu *v)
 	}
 	advance_init(&v->advance, o->advance, o->advance_ns, platform.tb.tsc_hz);
 	advance_init(&v->advance_halt, o->advance, o->advance_ns, platform.tb.tsc_hz);
+	set_before_entry(v);
 	if (v->id == 0 || why)
 		pr_info("guest %s: vcpu%u: APIC timer on the %s%s%s%s", v->guest->spec->name, v->id,
 			timer_kind_name(v->timer_kind), why ? " (fallback: " : "", why ? why : "",
@@ -64,14 +66,18 @@ static void set_preempt(struct vcpu *v, bool on)
  * firing brought us here, the stub also notes when it got to the target:
  * that, not this point, is what tunes the advance (vcpu_timer_after_entry),
  * so everything between the host interrupt and the entry - this expiry,
- * re-arming the backend, the injection - counts. */
-static void expire(struct vcpu *v, const struct timer_plan_in *in, struct timer_advance *a)
+ * re-arming the backend, the injection - counts. `traced` is a constant
+ * of each caller (log=trace:timer picks the traced entry variant once,
+ * vcpu_timer_init), so an untraced expiry does not even test the mask. */
+static inline __attribute__((always_inline)) void expire(struct vcpu *v,
+							   const struct timer_plan_in *in,
+							   struct timer_advance *a, bool traced)
 {
 	struct timer_entry_plan p;
 
 	timer_plan_expiry(in, &p);
 	vlapic_timer_expired(v->lapic, p.expire_at);
-	if (log_trace_on(TRACE_TIMER))
+	if (traced)
 		trace_timer_expire(v, p.spin_until);
 	v->regs.spin_until = p.spin_until;
 	v->spin_target = v->timer_exit ? v->regs.spin_until : 0;
@@ -162,10 +168,13 @@ static inline __attribute__((always_inline)) void arm(struct vcpu *v,
 }
 
 /* The expiry is due: deliver it, then arm the backend for whatever is
- * armed next. Out of line, so that an entry with the timer armed and not
- * yet due runs timer_before_entry_armed() without a frame. */
-static __attribute__((noinline)) void timer_expire_and_arm(struct vcpu *v, uint64_t host_now,
-							   struct timer_advance *a)
+ * armed next. Out of line (timer_expire_and_arm*), so that an entry with
+ * the timer armed and not yet due runs timer_before_entry_armed*()
+ * without a frame. */
+static inline __attribute__((always_inline)) void expire_and_arm(struct vcpu *v,
+								   uint64_t host_now,
+								   struct timer_advance *a,
+								   bool traced)
 {
 	struct vtimer *t = &v->lapic->timer;
 	struct timer_plan_in in = {
@@ -174,7 +183,7 @@ static __attribute__((noinline)) void timer_expire_and_arm(struct vcpu *v, uint6
 		.entry_tsc = v->entry_tsc,
 	};
 
-	expire(v, &in, a);
+	expire(v, &in, a, traced);
 	in.host_now = rdtsc();
 	in.advance_tsc = advance_get(&v->advance);     /* periodic: the next one runs */
 	v->timer_exit = false;
@@ -186,9 +195,22 @@ static __attribute__((noinline)) void timer_expire_and_arm(struct vcpu *v, uint6
 	arm(v, &in);
 }
 
+static __attribute__((noinline)) void timer_expire_and_arm(struct vcpu *v, uint64_t host_now,
+							   struct timer_advance *a)
+{
+	expire_and_arm(v, host_now, a, false);
+}
+
+static __attribute__((noinline, cold)) void timer_expire_and_arm_traced(struct vcpu *v,
+									 uint64_t host_now,
+									 struct timer_advance *a)
+{
+	expire_and_arm(v, host_now, a, true);
+}
+
 /* The guest's APIC timer is armed: expire it if due, then arm the
  * backend for it. */
-static __attribute__((noinline)) void timer_before_entry_armed(struct vcpu *v)
+static inline __attribute__((always_inline)) void before_entry_armed(struct vcpu *v, bool traced)
 {
 	/* Woken from a halt for this expiry: the halt path's advance says
 	 * whether it is due; the entry wait then tunes that one. */
@@ -202,12 +224,25 @@ static __attribute__((noinline)) void timer_before_entry_armed(struct vcpu *v)
 	in.advance_tsc = advance_get(a);
 	in.host_now = rdtsc();
 	if (timer_plan_due(&in)) {
-		timer_expire_and_arm(v, in.host_now, a);
+		if (traced)
+			timer_expire_and_arm_traced(v, in.host_now, a);
+		else
+			timer_expire_and_arm(v, in.host_now, a);
 		return;
 	}
 	v->timer_exit = false;
 	v->timer_dirty = false;
 	arm(v, &in);
+}
+
+static __attribute__((noinline)) void timer_before_entry_armed(struct vcpu *v)
+{
+	before_entry_armed(v, false);
+}
+
+static __attribute__((noinline, cold)) void timer_before_entry_armed_traced(struct vcpu *v)
+{
+	before_entry_armed(v, true);
 }
 
 /* Posted, woken from a halt in root mode by its own host timer inside
@@ -225,10 +260,30 @@ static __attribute__((noinline)) void timer_posted_halt_wake(struct vcpu *v)
 	in.armed = v->lapic->timer.armed;
 	in.target = v->lapic->timer.target;
 	in.host_now = rdtsc();
-	if (timer_plan_due(&in))
-		expire(v, &in, &v->advance_halt);
+	if (timer_plan_due(&in)) {
+		/* A halt's wake, not an entry's: it tests the mask itself. */
+		if (log_trace_on(TRACE_TIMER))
+			expire(v, &in, &v->advance_halt, true);
+		else
+			expire(v, &in, &v->advance_halt, false);
+	}
 	v->timer_dirty = true;
 	housekeeper_timer_unlock(v);
+}
+
+/* timer=posted: the housekeeper delivers every expiry; the preemption
+ * timer only serves the time limit and the stop poll. The timer state is
+ * the housekeeper's to read (under its lock), not ours. */
+static void timer_before_entry_posted(struct vcpu *v)
+{
+	struct timer_plan_in in = { .backend = TIMER_POSTED };
+
+	if (unlikely(v->halt_wake))
+		timer_posted_halt_wake(v);
+	v->halt_wake = false;
+	v->timer_exit = false;
+	in.host_now = rdtsc();
+	arm(v, &in);
 }
 
 /* The unarmed case (most entries: a guest that polls, or waits with its
@@ -236,24 +291,13 @@ static __attribute__((noinline)) void timer_posted_halt_wake(struct vcpu *v)
  * clears are not read there. Nothing to plan when nothing can have
  * changed since the last entry: no new target, no preemption timer on,
  * no time limit and no stop poll. */
-void vcpu_timer_before_entry(struct vcpu *v)
+static inline __attribute__((always_inline)) void before_entry(struct vcpu *v, bool traced)
 {
-	/* Posted: the housekeeper delivers every expiry; the preemption
-	 * timer only serves the time limit and the stop poll. The timer
-	 * state is the housekeeper's to read (under its lock), not ours. */
-	if (v->timer_kind == TIMER_POSTED) {
-		struct timer_plan_in in = { .backend = TIMER_POSTED };
-
-		if (unlikely(v->halt_wake))
-			timer_posted_halt_wake(v);
-		v->halt_wake = false;
-		v->timer_exit = false;
-		in.host_now = rdtsc();
-		arm(v, &in);
-		return;
-	}
 	if (v->lapic->timer.armed) {
-		timer_before_entry_armed(v);
+		if (traced)
+			timer_before_entry_armed_traced(v);
+		else
+			timer_before_entry_armed(v);
 		return;
 	}
 	v->halt_wake = false;
@@ -270,6 +314,29 @@ void vcpu_timer_before_entry(struct vcpu *v)
 		return;
 	}
 	v->timer_dirty = false;
+}
+
+static void timer_before_entry(struct vcpu *v)
+{
+	before_entry(v, false);
+}
+
+static void timer_before_entry_traced(struct vcpu *v)
+{
+	before_entry(v, true);
+}
+
+/* The entry-time variant for v's backend and trace mask, chosen once:
+ * the run loop calls it through v->timer_before_entry (one indirect call
+ * where a direct one was), so no entry tests either on its way. */
+static void set_before_entry(struct vcpu *v)
+{
+	if (v->timer_kind == TIMER_POSTED)
+		v->timer_before_entry = timer_before_entry_posted;
+	else if (log_trace_on(TRACE_TIMER))
+		v->timer_before_entry = timer_before_entry_traced;
+	else
+		v->timer_before_entry = timer_before_entry;
 }
 
 void vcpu_timer_reset(struct vcpu *v)
@@ -318,7 +385,8 @@ int vcpu_timer_block(struct vcpu *v, bool if_set)
 	 * is served here while the vCPU halts, as with any backend (the
 	 * housekeeper's post would also wake a halted CPU later than its
 	 * own host timer with advance_halt does). */
-	housekeeper_timer_park(v);
+	if (v->timer_kind == TIMER_POSTED)
+		housekeeper_timer_park(v);
 	for (;;) {
 		uint64_t now = vcpu_tsc_read(v), wake = ~0ull;
 
@@ -356,7 +424,7 @@ int vcpu_timer_block(struct vcpu *v, bool if_set)
 	v->timer_dirty = true;
 	/* Woken for the expiry: timer_posted_halt_wake() delivers it and
 	 * hands the housekeeper what comes next; else it takes it back now. */
-	if (!v->halt_wake)
+	if (v->timer_kind == TIMER_POSTED && !v->halt_wake)
 		housekeeper_timer_unpark(v);
 	return 0;
 }

@@ -12,8 +12,13 @@
 void vcpu_timer_init(struct vcpu *v);
 /* TV_HC_INFO encoding: 1 preempt, 2 lapic, 3 hpet, 4 posted. */
 unsigned vcpu_timer_backend(const struct vcpu *v);
-/* Before each entry: deliver a due expiry, arm the backend. */
-void vcpu_timer_before_entry(struct vcpu *v);
+/* Before each entry: deliver a due expiry, arm the backend. Through the
+ * variant vcpu_timer_init() chose for the backend (posted or not) and the
+ * trace mask, so that the entry path tests neither. */
+static inline void vcpu_timer_before_entry(struct vcpu *v)
+{
+	v->timer_before_entry(v);
+}
 /*
  * The VMX-preemption timer counts in non-root mode only (SDM Vol. 3C,
  * "VMX-Preemption Timer"), so its count is worked out from the deadline

@@ -122,6 +122,11 @@ enum vmx_activity {
 #define VMX_NEED_GPA        BIT(5)      /* guest-physical address (EPT exits) */
 /* An instruction to emulate or skip. */
 #define VMX_NEED_INSN       (VMX_NEED_INSN_LEN | VMX_NEED_RIP)
+/* An exit caused by an event (external interrupt, exception, NMI): its
+ * interruption information, and, as it can come in the middle of
+ * delivering another event, the IDT-vectoring information and the
+ * instruction length to deliver that one again. */
+#define VMX_NEED_EVENT_EXIT (VMX_NEED_INTR_INFO | VMX_NEED_IDT_INFO | VMX_NEED_INSN_LEN)
 /* Everything but the guest-physical address: exits whose handlers only
  * report them, and exits tickvisor has no handler for. */
 #define VMX_NEED_ALL        (VMX_NEED_QUAL | VMX_NEED_INSN | VMX_NEED_INTR_INFO | \
@@ -146,20 +151,36 @@ static inline uint32_t vmx_read_exit_reason(void)
 
 void vmx_read_exit_info(struct vmx_exit *e, unsigned needs);
 
+/* VMX_NEED_EVENT_EXIT, read straight (vmx_read_exit). */
+static inline void vmx_read_exit_event(struct vmx_exit *e)
+{
+	e->qual = 0;
+	e->rip = 0;
+	e->gpa = 0;
+	e->insn_len = (uint32_t)vmread(VMCS_EXIT_INSN_LEN);
+	e->intr_info = (uint32_t)vmread(VMCS_EXIT_INTR_INFO);
+	e->idt_info = (uint32_t)vmread(VMCS_IDT_VECTORING_INFO);
+}
+
 /*
  * Fills `e` for the exit `reason` (from vmx_read_exit_reason()) with the
  * information `needs` (VMX_NEED_*) asks for; what it does not ask for
  * reads 0. With vmx_read_exit_info() the one place that reads exit
  * information, so the cost per exit is visible here. Inline, and the
  * exits that need at most the instruction (CPUID, MSRs, HLT, timers,
- * interrupt windows: the frequent ones) take the short way.
+ * interrupt windows: the frequent ones) take the short way; external
+ * interrupts (the host-timer backends' expiries, kicks) a second one,
+ * without testing the six VMX_NEED_* bits one by one.
  */
 static inline void vmx_read_exit(struct vmx_exit *e, uint32_t reason, unsigned needs)
 {
 	e->reason = reason;
 	e->basic = (uint16_t)FIELD_GET(VMX_EXIT_REASON_BASIC, reason);
 	if (unlikely(needs & ~(unsigned)VMX_NEED_INSN)) {
-		vmx_read_exit_info(e, needs);
+		if (needs == VMX_NEED_EVENT_EXIT)
+			vmx_read_exit_event(e);
+		else
+			vmx_read_exit_info(e, needs);
 		return;
 	}
 	e->qual = 0;

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-2-Clause
-"""make test's bench budget: the timer and exit figures of `make bench`
+"""make bench's budget (`make bench-budget`): the timer and exit figures of `make bench`
 held at their reference values (issue 11: "make bench figures equal to
 today's within 3 cycles"; docs/bench-issue11.md has the history).
 

@@ -16,6 +16,7 @@
  */
 #include "drivers/io.h"
 #include "vmm/exit.h"
+#include "vmm/host/percpu.h"
 #include "vmm/vapic.h"
 #include "vmm/vcpu_setup.h"
 #include "vmx/vmx.h"
@@ -74,28 +75,57 @@ static bool irq_blocked(struct vcpu *v)
 }
 
 /*
- * Virtual-interrupt delivery with the guest entered unable to take an
- * interrupt (IF=0, or an STI/MOV-SS shadow): interrupt-window exiting is
- * set, so that a virtual interrupt waits for the window exit, not in RVI
- * alone. The SDM delivers a virtual interrupt only with RFLAGS.IF=1, no
- * STI/MOV-SS blocking and interrupt-window exiting 0 (Vol. 3C, "Delivery
- * of Pending Virtual Interrupts"), so where the CPU follows it this
- * changes no delivery: the window exit comes when IF is 1 again, and the
- * next entry delivers from RVI. Bochs 3.0 does not: a physical interrupt
- * that arrives in non-root mode (a kick, a posted-interrupt notification,
- * a host timer) reaches HandleExtInterrupt (cpu/event.cc), which delivers
- * any pending virtual interrupt first, IF=0 or not. A Linux guest with
- * PTI then takes an interrupt on its entry trampoline with the user CR3
- * still loaded and dies in a #PF loop (issue 14, guest-tests/
- * intr_if_blocked.c). With the window control set, Bochs's evaluation
- * (cpu/vapic.cc, VMX_Evaluate_Pending_Virtual_Interrupts) holds the
- * virtual interrupt back, also when posted-interrupt processing or a
+ * Virtual-interrupt delivery with the guest entered with RFLAGS.IF = 0:
+ * interrupt-window exiting is set, so that a virtual interrupt waits for
+ * the window exit, not in RVI alone. The SDM delivers a virtual interrupt
+ * only with RFLAGS.IF=1, no STI/MOV-SS blocking and interrupt-window
+ * exiting 0 (Vol. 3C, "Delivery of Pending Virtual Interrupts"), so where
+ * the CPU follows it this changes no delivery: the window exit comes when
+ * IF is 1 again, and the next entry delivers from RVI. Bochs 3.0 does
+ * not: a physical interrupt that arrives in non-root mode (a kick, a
+ * posted-interrupt notification, a host timer) reaches HandleExtInterrupt
+ * (cpu/event.cc), which delivers any pending virtual interrupt first, IF=0
+ * or not. A Linux guest with PTI then takes an interrupt on its entry
+ * trampoline with the user CR3 still loaded and dies in a #PF loop (issue
+ * 14, guest-tests/intr_if_blocked.c). With the window control set, Bochs's
+ * evaluation (cpu/vapic.cc, VMX_Evaluate_Pending_Virtual_Interrupts) holds
+ * the virtual interrupt back, also when posted-interrupt processing or a
  * virtualized EOI moves RVI/VPPR in non-root mode. The cost is one window
  * exit where a guest entered with IF=0 sets IF again.
+ *
+ * Only where Bochs's bug can bite, which takes both, read from its source:
+ * - IF = 0. An STI or MOV-SS shadow with IF = 1 needs no window:
+ *   handleAsyncEvent (cpu/event.cc) skips its whole external-interrupt
+ *   step, HandleExtInterrupt included, while interrupts_inhibited() (the
+ *   shadow VM entry loads, vmx.cc), and after the shadow IF is 1: the
+ *   delivery is the SDM's.
+ * - a physical interrupt that can arrive while the guest runs, the only
+ *   way into HandleExtInterrupt: from another vCPU (its IPI is a kick or
+ *   a posted-interrupt notification), from the housekeeper (timer=posted)
+ *   or from a host timer (timer=lapic/hpet, or one left armed on this
+ *   CPU). A guest of one vCPU on the VMX-preemption timer gets none: its
+ *   timer and a host NMI leave through steps of handleAsyncEvent ahead of
+ *   HandleExtInterrupt (preemption-timer exit, NMI exiting), and nothing
+ *   else of tickvisor's IPIs that guest's CPU while it runs.
+ * RVI at entry narrows nothing: with RVI = 0 (IRR empty) a virtual
+ * interrupt still becomes pending in non-root mode without an exit, by
+ * posted-interrupt processing (vapic.cc, VMX_Posted_Interrupt_Processing,
+ * then the evaluation), a self-IPI, or a virtualized EOI or TPR write
+ * uncovering a vector, and the next physical interrupt delivers it.
+ * intr_if_blocked enters with IF = 0 and IRR empty, and it is its peer's
+ * posted IPIs that Bochs delivered then (the second onwards).
  */
+static bool vid_bug_reachable(struct vcpu *v)
+{
+	const struct timer_cpu *tc = &this_cpu()->timer;
+
+	return v->guest->nvcpus > 1 || v->timer_kind != TIMER_PREEMPT ||
+	       (READ_ONCE(tc->lapic_armed) | READ_ONCE(tc->hpet_armed));
+}
+
 static void vid_window_if_blocked(struct vcpu *v)
 {
-	if (irq_blocked(v))
+	if (vid_bug_reachable(v) && !(vmread(VMCS_GUEST_RFLAGS) & RFLAGS_IF))
 		set_proc_ctl(v, PROC_INTR_WINDOW, true);
 }
 

@@ -289,10 +289,25 @@ bool vapic_has_event(struct vcpu *v, bool if_set)
 	return if_set && vlapic_pending_vector(l) >= 0;
 }
 
+/*
+ * The window is open: IF is 1 and no shadow blocks. Resumable (vmm/
+ * exit_fast.c): what the pre-entry work would do now is deliver what
+ * waited, and vcpu_entry_idle() sends every such case the slow way - an
+ * interrupt tickvisor injects itself is in IRR without virtual-interrupt
+ * delivery, an NMI is nmi_pending, a change since the last entry kicked.
+ * With virtual-interrupt delivery and nothing changed, RVI and SVI are in
+ * step and the CPU delivers from RVI at the entry (VM entry is one of the
+ * events that evaluate it, SDM Vol. 3C, "Evaluation of Pending Virtual
+ * Interrupts"; Bochs's VMenter ends in TPR, then PPR virtualization and
+ * that evaluation, vmx.cc), as after the slow path, which writes nothing
+ * then.
+ * The pong of an IPI sent from a handler (smp_pingpong) takes this exit
+ * at the handler's IRET.
+ */
 int exit_intr_window(struct vcpu *v)
 {
 	set_proc_ctl(v, PROC_INTR_WINDOW, false);
-	return 0;
+	return EXIT_RESUMABLE;
 }
 
 int exit_nmi_window(struct vcpu *v)

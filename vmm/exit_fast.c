@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * The exit fast path (issue 13.4). CPUID, WRMSR to IA32_TSC_DEADLINE and
- * the x2APIC ICR writes of vlapic_x2apic_icr_fast() are the exits a guest
- * takes in a loop (a TSC-deadline timer per tick, an IPI per message).
+ * the ICR writes of vlapic_x2apic_icr_fast() and vlapic_xapic_icr_fast()
+ * are the exits a guest takes in a loop (a TSC-deadline timer per tick,
+ * an IPI per message), and the interrupt window one per IPI sent from a
+ * handler.
  * Their handlers in the exit table say so (EXIT_RESUMABLE), and
  * vmm_handle_exit() asks vcpu_entry_idle() whether the run loop's
  * pre-entry work (vcpu_run.c, vcpu_timer.c, vapic_inject.c) has anything

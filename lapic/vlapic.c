@@ -83,11 +83,6 @@ uint64_t vlapic_base_addr(const struct vlapic *l)
 	return l->base_msr & ~(uint64_t)(PAGE_SIZE - 1) & (BIT(l->maxphyaddr) - 1);
 }
 
-bool vlapic_sw_enabled(const struct vlapic *l)
-{
-	return vlapic_mode(l) != VLAPIC_DISABLED && (vlapic_get(l, LAPIC_SVR) & LAPIC_SVR_ENABLE);
-}
-
 static void enter_x2apic(struct vlapic *l)
 {
 	vlapic_set(l, LAPIC_ID, id_reg(l, VLAPIC_X2APIC));

@@ -103,7 +103,8 @@ static inline void vlapic_set(struct vlapic *l, uint32_t off, uint32_t v)
 	*(volatile uint32_t *)(l->page + off) = v;
 }
 
-/* Inline: every IPI asks it of the sender and of each APIC it reaches. */
+/* Inline, as vlapic_sw_enabled(): every IPI asks them of the sender and
+ * of each APIC it reaches. */
 static inline enum vlapic_mode vlapic_mode(const struct vlapic *l)
 {
 	if (!(l->base_msr & APIC_BASE_EN))
@@ -111,8 +112,12 @@ static inline enum vlapic_mode vlapic_mode(const struct vlapic *l)
 	return (l->base_msr & APIC_BASE_EXTD) ? VLAPIC_X2APIC : VLAPIC_XAPIC;
 }
 
+static inline bool vlapic_sw_enabled(const struct vlapic *l)
+{
+	return vlapic_mode(l) != VLAPIC_DISABLED && (vlapic_get(l, LAPIC_SVR) & LAPIC_SVR_ENABLE);
+}
+
 uint64_t vlapic_base_addr(const struct vlapic *l);
-bool vlapic_sw_enabled(const struct vlapic *l);
 
 /* xAPIC MMIO: a 32-bit access to the register at page offset `off` (bits
  * 1:0 ignored); the caller turns other widths into these. An offset with

@@ -40,7 +40,9 @@ static inline bool irr_empty(const struct vlapic *l)
  * vcpu_timer.c, vapic_inject.c); a step that finds its condition false
  * may have work. Everything is read with interrupts off, as the slow path
  * reads it, so a kick that comes after a check exits the guest at once,
- * as there.
+ * as there. One step is repeated instead (entry_if_clear_ready()): with
+ * virtual-interrupt delivery an entry with IF=0 arms the interrupt window
+ * where Bochs 3.0 could deliver with IF=0 (vapic_inject.c).
  *
  * - kicked: every change another CPU makes for this vCPU and every
  *   interrupt, NMI, INIT or SIPI that reaches its APIC (vlapic_accept ->
@@ -80,7 +82,9 @@ static inline bool irr_empty(const struct vlapic *l)
  *   is (vapic_mode_sync), and a request posted as it went off brings its
  *   notification IPI, which exits.
  * - a vCPU with others and RFLAGS.IF clear needs the stop poll of
- *   vcpu_timer.c armed for now: slow.
+ *   vcpu_timer.c armed: a slow entry with IF clear arms it, and entries
+ *   made here keep its deadline (stop_poll_armed, exit_fast_note_entry());
+ *   else slow.
  * - the VMX-preemption timer: armed by the last slow entry for
  *   preempt_at, the earliest of the guest timer's target less the
  *   advance, the time limit and the stop poll, all unchanged (above):
@@ -90,6 +94,27 @@ static inline bool irr_empty(const struct vlapic *l)
  *   preemption timer nothing may be armed: no guest timer, no time
  *   limit.
  */
+/*
+ * RFLAGS.IF, read once and only where it matters: a vCPU with others
+ * entering with IF=0 needs the stop poll armed (above), and with
+ * virtual-interrupt delivery the interrupt window where vapic_vid_guard()
+ * asks for it - the step of the pre-entry work done here as
+ * vid_window_if_blocked() does it, a control an earlier window exit
+ * cleared. Last, so that only an entry made here arms it.
+ */
+static inline __attribute__((always_inline)) bool entry_if_clear_ready(struct vcpu *v)
+{
+	bool others = v->guest->nvcpus > 1, guard = vapic_vid_guard(v);
+
+	if (!(others | guard) || (vmread(VMCS_GUEST_RFLAGS) & RFLAGS_IF))
+		return true;
+	if (others && !v->stop_poll_armed)
+		return false;
+	if (guard)
+		vapic_vid_window(v);
+	return true;
+}
+
 static inline __attribute__((always_inline)) bool vcpu_entry_idle_inline(struct vcpu *v,
 								   uint64_t *now)
 {
@@ -107,12 +132,29 @@ static inline __attribute__((always_inline)) bool vcpu_entry_idle_inline(struct 
 		return false;
 	if (!l->hw_vid && (g->apicv || !irr_empty(l)))
 		return false;
-	if (g->nvcpus > 1 && !(vmread(VMCS_GUEST_RFLAGS) & RFLAGS_IF))
+	if (!(v->cached_pin_ctls & BIT(PIN_PREEMPT_TIMER))) {
+		if (g->deadline_tsc || l->timer.armed)
+			return false;
+	} else if ((*now = rdtsc()) >= v->preempt_at) {
 		return false;
-	if (!(v->cached_pin_ctls & BIT(PIN_PREEMPT_TIMER)))
-		return !g->deadline_tsc && !l->timer.armed;
-	*now = rdtsc();
-	return *now < v->preempt_at;
+	}
+	return entry_if_clear_ready(v);
+}
+
+/*
+ * A vCPU of a multi-vCPU guest entered with IF=0 must leave non-root mode
+ * within VCPU_STOP_POLL_US by itself (vcpu_timer.c, stop_poll_deadline:
+ * Bochs 3.0 lets such a vCPU miss the kick), so every slow entry with IF
+ * clear arms the VMX-preemption timer at most that far ahead. Entries
+ * made here leave preempt_at alone, and it is no later than that then:
+ * an IPI sent from an interrupt handler (IF=0), the pong of every IPI
+ * round trip, re-enters at once instead of arming it again. Noted once
+ * per slow entry, from the same RFLAGS.IF vcpu_timer.c read.
+ */
+void exit_fast_note_entry(struct vcpu *v)
+{
+	v->stop_poll_armed = v->guest->nvcpus > 1 && timer_caps.preempt &&
+			     !(vmread(VMCS_GUEST_RFLAGS) & RFLAGS_IF);
 }
 
 bool vcpu_entry_idle(struct vcpu *v)

@@ -16,7 +16,6 @@
  */
 #include "drivers/io.h"
 #include "vmm/exit.h"
-#include "vmm/host/percpu.h"
 #include "vmm/vapic.h"
 #include "vmm/vcpu_setup.h"
 #include "vmx/vmx.h"
@@ -114,19 +113,18 @@ static bool irq_blocked(struct vcpu *v)
  * uncovering a vector, and the next physical interrupt delivers it.
  * intr_if_blocked enters with IF = 0 and IRR empty, and it is its peer's
  * posted IPIs that Bochs delivered then (the second onwards).
+ * vapic_vid_guard() (vapic.h) is that second condition, the static part
+ * cached here; entries resumed at once (vmm/exit_fast.c) ask it too.
  */
-static bool vid_bug_reachable(struct vcpu *v)
+void vapic_inject_init(struct vcpu *v)
 {
-	const struct timer_cpu *tc = &this_cpu()->timer;
-
-	return v->guest->nvcpus > 1 || v->timer_kind != TIMER_PREEMPT ||
-	       (READ_ONCE(tc->lapic_armed) | READ_ONCE(tc->hpet_armed));
+	v->cached_vid_guard = v->guest->nvcpus > 1 || v->timer_kind != TIMER_PREEMPT;
 }
 
 static void vid_window_if_blocked(struct vcpu *v)
 {
-	if (vid_bug_reachable(v) && !(vmread(VMCS_GUEST_RFLAGS) & RFLAGS_IF))
-		set_proc_ctl(v, PROC_INTR_WINDOW, true);
+	if (vapic_vid_guard(v) && !(vmread(VMCS_GUEST_RFLAGS) & RFLAGS_IF))
+		vapic_vid_window(v);
 }
 
 /* RVI/SVI from the page, after tickvisor changed IRR or ISR (an accepted

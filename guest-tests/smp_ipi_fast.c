@@ -20,12 +20,11 @@
  *  - in an interrupt handler (IF=0): the handler's own first exit is a
  *    CPUID resumed at once, then two more IPIs come while it spins with
  *    IF=0; neither may run before its IRET. In Bochs 3.0 a physical
- *    interrupt in non-root mode delivers a pending virtual interrupt
- *    whatever IF is (cpu/event.cc, HandleExtInterrupt): the second posted
- *    IPI's notification delivered the first one inside the handler when
- *    the entry resumed at once did not arm the interrupt window that
- *    tickvisor's slow entries arm for IF=0 (vmm/vapic_inject.c). Back-to-
- *    back rounds, so that the stop poll the first round's slow entry armed
+ *    interrupt in non-root mode can deliver a pending virtual interrupt
+ *    whatever IF is (cpu/event.cc, HandleExtInterrupt), which tickvisor's
+ *    entries with IF=0 hold back with interrupt-window exiting
+ *    (vmm/vapic_inject.c), those resumed at once included. Back-to-back
+ *    rounds, so that the stop poll the first round's slow entry armed
  *    lets the later ones resume at once (vmm/exit_fast.c).
  *
  * The sender's ICR write is itself a fast exit when it qualifies; each

@@ -25,7 +25,7 @@ static inline __attribute__((always_inline)) void vlapic_icr_decode(uint64_t icr
 				      : FIELD_GET(LAPIC_ICR_DEST_XAPIC, icr));
 }
 
-static bool match_physical(const struct vlapic *t, const struct lapic_ipi *ipi)
+static inline bool match_physical(const struct vlapic *t, const struct lapic_ipi *ipi)
 {
 	if (ipi->x2apic)
 		return ipi->dest == X2APIC_BROADCAST || ipi->dest == t->id;
@@ -181,7 +181,9 @@ static inline __attribute__((always_inline)) bool icr_one_apic(const struct lapi
  * its group: one lookup, where vlapic_send_ipi() compares every member
  * (match_physical: the same t->id test, whatever mode the target is in).
  * An xAPIC ID is writable, so that destination is found as
- * vlapic_send_ipi() finds it; two APICs that share it are left to it.
+ * vlapic_send_ipi() finds it, by match_physical() on every APIC not
+ * disabled (vlapic_ipi_matches() without the shorthand and logical cases
+ * this one is not); two APICs that share it are left to it.
  */
 static inline __attribute__((always_inline)) bool icr_fast_target(struct vlapic *src,
 								  const struct lapic_ipi *ipi,
@@ -199,7 +201,7 @@ static inline __attribute__((always_inline)) bool icr_fast_target(struct vlapic 
 		for (uint32_t i = 0; i < src->group->n; i++) {
 			struct vlapic *m = src->group->member[i];
 
-			if (!m || !vlapic_ipi_matches(src, m, ipi))
+			if (!m || vlapic_mode(m) == VLAPIC_DISABLED || !match_physical(m, ipi))
 				continue;
 			if (t)
 				return false;

@@ -104,13 +104,13 @@ static inline bool irr_empty(const struct vlapic *l)
  */
 static inline __attribute__((always_inline)) bool entry_if_clear_ready(struct vcpu *v)
 {
-	bool others = v->guest->nvcpus > 1, guard = vapic_vid_guard(v);
-
-	if (!(others | guard) || (vmread(VMCS_GUEST_RFLAGS) & RFLAGS_IF))
+	/* Set for every vCPU with others (vapic_inject_init()): one vCPU on
+	 * the preemption timer tests one flag here. */
+	if (!v->cached_vid_guard || (vmread(VMCS_GUEST_RFLAGS) & RFLAGS_IF))
 		return true;
-	if (others && !v->stop_poll_armed)
+	if (v->guest->nvcpus > 1 && !v->stop_poll_armed)
 		return false;
-	if (guard)
+	if (v->lapic->hw_vid)
 		vapic_vid_window(v);
 	return true;
 }

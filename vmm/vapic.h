@@ -9,7 +9,6 @@
 #define VMM_VAPIC_H
 
 #include "lapic/vlapic.h"
-#include "vmm/host/percpu.h"
 #include "vmm/vcpu.h"
 #include "vmm/vcpu_setup.h"
 
@@ -44,16 +43,13 @@ void vapic_inject_init(struct vcpu *v);
 
 /* With virtual-interrupt delivery, does an entry with RFLAGS.IF = 0 arm
  * the interrupt window? Where a physical interrupt can reach this vCPU's
- * CPU while its guest runs (another vCPU, a housekeeper, a host timer):
- * Bochs 3.0 can then deliver a virtual interrupt with IF = 0
- * (vapic_inject.c says why). Inline: the entries resumed at once by
- * vmm/exit_fast.c arm it too. */
+ * CPU while its guest runs (another vCPU, a housekeeper, a host timer,
+ * cached_vid_guard): Bochs 3.0 can then deliver a virtual interrupt with
+ * IF = 0 (vapic_inject.c says why). Inline: the entries resumed at once
+ * by vmm/exit_fast.c arm it too. */
 static inline bool vapic_vid_guard(const struct vcpu *v)
 {
-	const struct timer_cpu *tc = &this_cpu()->timer;
-
-	return v->lapic->hw_vid &&
-	       (v->cached_vid_guard || (READ_ONCE(tc->lapic_armed) | READ_ONCE(tc->hpet_armed)));
+	return v->cached_vid_guard && v->lapic->hw_vid;
 }
 
 /* That window, for an entry with IF = 0 that vapic_vid_guard() asks it of. */

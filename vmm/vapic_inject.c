@@ -101,11 +101,13 @@ static bool irq_blocked(struct vcpu *v)
  * - a physical interrupt that can arrive while the guest runs, the only
  *   way into HandleExtInterrupt: from another vCPU (its IPI is a kick or
  *   a posted-interrupt notification), from the housekeeper (timer=posted)
- *   or from a host timer (timer=lapic/hpet, or one left armed on this
- *   CPU). A guest of one vCPU on the VMX-preemption timer gets none: its
- *   timer and a host NMI leave through steps of handleAsyncEvent ahead of
- *   HandleExtInterrupt (preemption-timer exit, NMI exiting), and nothing
- *   else of tickvisor's IPIs that guest's CPU while it runs.
+ *   or from a host timer (timer=lapic/hpet). A guest of one vCPU on the
+ *   VMX-preemption timer gets none: its timer and a host NMI leave
+ *   through steps of handleAsyncEvent ahead of HandleExtInterrupt
+ *   (preemption-timer exit, NMI exiting), its host timers are armed only
+ *   while it waits in root mode (vcpu_timer_block, vcpu_wait_sipi: both
+ *   disarm before the entry), and nothing else of tickvisor's IPIs that
+ *   guest's CPU while it runs.
  * RVI at entry narrows nothing: with RVI = 0 (IRR empty) a virtual
  * interrupt still becomes pending in non-root mode without an exit, by
  * posted-interrupt processing (vapic.cc, VMX_Posted_Interrupt_Processing,
@@ -113,8 +115,8 @@ static bool irq_blocked(struct vcpu *v)
  * uncovering a vector, and the next physical interrupt delivers it.
  * intr_if_blocked enters with IF = 0 and IRR empty, and it is its peer's
  * posted IPIs that Bochs delivered then (the second onwards).
- * vapic_vid_guard() (vapic.h) is that second condition, the static part
- * cached here; entries resumed at once (vmm/exit_fast.c) ask it too.
+ * vapic_vid_guard() (vapic.h) is that second condition, cached here once
+ * per vCPU; entries resumed at once (vmm/exit_fast.c) ask it too.
  */
 void vapic_inject_init(struct vcpu *v)
 {

@@ -151,18 +151,19 @@ void vmx_read_exit_info(struct vmx_exit *e, unsigned needs);
  * information `needs` (VMX_NEED_*) asks for; what it does not ask for
  * reads 0. With vmx_read_exit_info() the one place that reads exit
  * information, so the cost per exit is visible here. Inline, and the
- * exits that need at most the instruction (CPUID, MSRs, HLT, timers,
- * interrupt windows: the frequent ones) take the short way.
+ * exits that need at most the instruction or the qualification (CPUID,
+ * MSRs, HLT, timers, interrupt windows, APIC writes - every xAPIC IPI
+ * with APICv: the frequent ones) take the short way.
  */
 static inline void vmx_read_exit(struct vmx_exit *e, uint32_t reason, unsigned needs)
 {
 	e->reason = reason;
 	e->basic = (uint16_t)FIELD_GET(VMX_EXIT_REASON_BASIC, reason);
-	if (unlikely(needs & ~(unsigned)VMX_NEED_INSN)) {
+	if (unlikely(needs & ~(unsigned)(VMX_NEED_INSN | VMX_NEED_QUAL))) {
 		vmx_read_exit_info(e, needs);
 		return;
 	}
-	e->qual = 0;
+	e->qual = needs & VMX_NEED_QUAL ? vmread(VMCS_EXIT_QUALIFICATION) : 0;
 	e->intr_info = 0;
 	e->idt_info = 0;
 	e->gpa = 0;

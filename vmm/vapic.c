@@ -357,10 +357,14 @@ bool vapic_timer_reg(uint32_t off)
 
 /*
  * An IA32_TSC_DEADLINE write on the preemption-timer backend is
- * resumable (EXIT_RESUMABLE, vmm/exit_fast.c): a host-timer backend has
- * its host timer to reprogram and drain before the entry, and timer=posted
- * the housekeeper's queue. (The x2APIC ICR writes that are resumable never
- * come here: exit_wrmsr() takes them.)
+ * resumable (EXIT_RESUMABLE, vmm/exit_fast.c), and so is one with
+ * timer=posted: the unlock has queued the new target with the
+ * housekeeper (and kicked it if it must wake sooner) and cleared
+ * timer_dirty, and the entry's own timer work for that backend - the
+ * preemption timer for the time limit and the stop poll - is as the last
+ * slow entry left it. A host-timer backend has its host timer to
+ * reprogram and drain before the entry. (The x2APIC ICR writes that are
+ * resumable never come here: exit_wrmsr() takes them.)
  */
 static __attribute__((noinline)) int deadline_write(struct vcpu *v, uint64_t val)
 {
@@ -371,6 +375,8 @@ static __attribute__((noinline)) int deadline_write(struct vcpu *v, uint64_t val
 	housekeeper_timer_unlock(v);
 	if (log_trace_on(TRACE_TIMER))
 		trace_timer_arm(v);
+	if (v->timer_kind == TIMER_POSTED)
+		return EXIT_RESUMABLE;
 	if (v->timer_kind != TIMER_PREEMPT)
 		return r;
 	return exit_fast_deadline_written(v);

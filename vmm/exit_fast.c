@@ -95,19 +95,17 @@ static inline bool irr_empty(const struct vlapic *l)
  *   limit.
  */
 /*
- * RFLAGS.IF, read once and only where it matters: a vCPU with others
- * entering with IF=0 needs the stop poll armed (above), and with
- * virtual-interrupt delivery the interrupt window where vapic_vid_guard()
- * asks for it - the step of the pre-entry work done here as
- * vid_window_if_blocked() does it, a control an earlier window exit
- * cleared. Last, so that only an entry made here arms it.
+ * An entry with RFLAGS.IF = 0 where it matters (cached_vid_guard, set for
+ * every vCPU with others and every host-interrupt backend): a vCPU with
+ * others needs the stop poll armed (above), and with virtual-interrupt
+ * delivery the interrupt window - the one step of the pre-entry work done
+ * here, as vid_window_if_blocked() does it, a control an earlier window
+ * exit cleared. Out of line: the usual entry has IF = 1, and the caller
+ * tests both with one branch (every branch costs here: Bochs runs the
+ * CPUs of an SMP machine a trace each in turn).
  */
-static inline __attribute__((always_inline)) bool entry_if_clear_ready(struct vcpu *v)
+static __attribute__((noinline)) bool entry_if_clear(struct vcpu *v)
 {
-	/* Set for every vCPU with others (vapic_inject_init()): one vCPU on
-	 * the preemption timer tests one flag here. */
-	if (!v->cached_vid_guard || (vmread(VMCS_GUEST_RFLAGS) & RFLAGS_IF))
-		return true;
 	if (v->guest->nvcpus > 1 && !v->stop_poll_armed)
 		return false;
 	if (v->lapic->hw_vid)
@@ -132,13 +130,13 @@ static inline __attribute__((always_inline)) bool vcpu_entry_idle_inline(struct 
 		return false;
 	if (!l->hw_vid && (g->apicv || !irr_empty(l)))
 		return false;
-	if (!(v->cached_pin_ctls & BIT(PIN_PREEMPT_TIMER))) {
-		if (g->deadline_tsc || l->timer.armed)
-			return false;
-	} else if ((*now = rdtsc()) >= v->preempt_at) {
+	if (unlikely((~vmread(VMCS_GUEST_RFLAGS) / RFLAGS_IF) & v->cached_vid_guard) &&
+	    !entry_if_clear(v))
 		return false;
-	}
-	return entry_if_clear_ready(v);
+	if (!(v->cached_pin_ctls & BIT(PIN_PREEMPT_TIMER)))
+		return !g->deadline_tsc && !l->timer.armed;
+	*now = rdtsc();
+	return *now < v->preempt_at;
 }
 
 /*

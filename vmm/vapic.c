@@ -375,10 +375,8 @@ static __attribute__((noinline)) int deadline_write(struct vcpu *v, uint64_t val
 	housekeeper_timer_unlock(v);
 	if (log_trace_on(TRACE_TIMER))
 		trace_timer_arm(v);
-	if (v->timer_kind == TIMER_POSTED)
-		return EXIT_RESUMABLE;
 	if (v->timer_kind != TIMER_PREEMPT)
-		return r;
+		return v->timer_kind == TIMER_POSTED ? EXIT_RESUMABLE : r;
 	return exit_fast_deadline_written(v);
 }
 

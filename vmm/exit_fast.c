@@ -36,11 +36,31 @@ static inline bool irr_empty(const struct vlapic *l)
 }
 
 /*
+ * An entry with RFLAGS.IF = 0 where it matters (cached_vid_guard, set for
+ * every vCPU with others and every host-interrupt backend): a vCPU with
+ * others needs the stop poll armed (below), and with virtual-interrupt
+ * delivery the interrupt window - the one step of the pre-entry work done
+ * here, as vid_window_if_blocked() does it, a control an earlier window
+ * exit cleared. Out of line: the usual entry has IF = 1. (In an SMP
+ * machine Bochs runs each CPU a trace at a time, and a taken branch ends
+ * a trace: with another CPU idle each one on this path costs about half a
+ * quantum of TSC cycles, so the usual case here falls through.)
+ */
+static __attribute__((noinline)) bool entry_if_clear(struct vcpu *v)
+{
+	if (v->guest->nvcpus > 1 && !v->stop_poll_armed)
+		return false;
+	if (v->lapic->hw_vid)
+		vapic_vid_window(v);
+	return true;
+}
+
+/*
  * Each condition stands for steps of the pre-entry work (vcpu_run.c,
  * vcpu_timer.c, vapic_inject.c); a step that finds its condition false
  * may have work. Everything is read with interrupts off, as the slow path
  * reads it, so a kick that comes after a check exits the guest at once,
- * as there. One step is repeated instead (entry_if_clear_ready()): with
+ * as there. One step is repeated instead (entry_if_clear()): with
  * virtual-interrupt delivery an entry with IF=0 arms the interrupt window
  * where Bochs 3.0 could deliver with IF=0 (vapic_inject.c).
  *
@@ -94,26 +114,6 @@ static inline bool irr_empty(const struct vlapic *l)
  *   preemption timer nothing may be armed: no guest timer, no time
  *   limit.
  */
-/*
- * An entry with RFLAGS.IF = 0 where it matters (cached_vid_guard, set for
- * every vCPU with others and every host-interrupt backend): a vCPU with
- * others needs the stop poll armed (above), and with virtual-interrupt
- * delivery the interrupt window - the one step of the pre-entry work done
- * here, as vid_window_if_blocked() does it, a control an earlier window
- * exit cleared. Out of line: the usual entry has IF = 1. (In an SMP
- * machine Bochs runs each CPU a trace at a time, and a taken branch ends
- * a trace: with another CPU idle each one on this path costs about half a
- * quantum of TSC cycles, so the usual case here falls through.)
- */
-static __attribute__((noinline)) bool entry_if_clear(struct vcpu *v)
-{
-	if (v->guest->nvcpus > 1 && !v->stop_poll_armed)
-		return false;
-	if (v->lapic->hw_vid)
-		vapic_vid_window(v);
-	return true;
-}
-
 static inline __attribute__((always_inline)) bool vcpu_entry_idle_inline(struct vcpu *v,
 								   uint64_t *now)
 {

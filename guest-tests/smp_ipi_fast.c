@@ -16,7 +16,16 @@
  *    accepted, so nothing runs, not even once the APIC is enabled again
  *    (SDM "Local APIC State After It Has Been Software Disabled"; KVM's
  *    __apic_accept_irq and Bochs's local APIC drop it too);
- *  - an x2APIC ID no vCPU has: nothing anywhere, no error.
+ *  - an x2APIC ID no vCPU has: nothing anywhere, no error;
+ *  - in an interrupt handler (IF=0): the handler's own first exit is a
+ *    CPUID resumed at once, then two more IPIs come while it spins with
+ *    IF=0; neither may run before its IRET. In Bochs 3.0 a physical
+ *    interrupt in non-root mode can deliver a pending virtual interrupt
+ *    whatever IF is (cpu/event.cc, HandleExtInterrupt), which tickvisor's
+ *    entries with IF=0 hold back with interrupt-window exiting
+ *    (vmm/vapic_inject.c), those resumed at once included. Back-to-back
+ *    rounds, so that the stop poll the first round's slow entry armed
+ *    lets the later ones resume at once (vmm/exit_fast.c).
  *
  * The sender's ICR write is itself a fast exit when it qualifies; each
  * case also counts that the handler ran on the destination only.
@@ -32,17 +41,51 @@
 #define HELD_US                 1000u   /* an IPI to a CLI'd CPU stays pending this long */
 #define HALT_SETTLE_US          100u
 #define ABSENT_ID               0x7eu
+#define HANDLER_VECTOR          0x48u   /* the AP spins with IF=0 in its handler */
+#define LATE_VECTOR_1           0x4cu   /* then these two come, a class above */
+#define LATE_VECTOR_2           0x4du
+#define HANDLER_ROUNDS          8u
+#define LATE_GAP_US             20u
 
-enum ap_mode { AP_CPUID, AP_TSCDL, AP_CPUID_IF0, AP_HALT, AP_SW_DISABLED };
+enum ap_mode { AP_CPUID, AP_TSCDL, AP_CPUID_IF0, AP_HALT, AP_SW_DISABLED, AP_SPIN };
 
-static struct smp_hits hits;
+static struct smp_hits hits, late_hits;
 static unsigned peer;
 static volatile uint32_t ap_ready, ap_go, ap_runs_before;
+static volatile uint32_t in_handler, late_sent, late_in_handler;
 
 static void ipi_handler(struct ex_regs *regs)
 {
 	(void)regs;
 	smp_hits_record(&hits);
+	apic_eoi();
+}
+
+static void cpuid0(void);
+
+/* On the AP, IF=0 from here to its IRET: EOI, a CPUID exit (resumed at
+ * once), then spin until the BSP has sent both late IPIs. */
+static void spinning_handler(struct ex_regs *regs)
+{
+	uint64_t deadline = tsc_deadline_us(SMP_HITS_TIMEOUT_US);
+
+	(void)regs;
+	smp_hits_record(&hits);
+	apic_eoi();
+	cpuid0();
+	in_handler = 1;
+	while (!late_sent && !tsc_passed(deadline))
+		pause();
+	tsc_delay_us(LATE_GAP_US);
+	in_handler = 0;
+}
+
+static void late_handler(struct ex_regs *regs)
+{
+	(void)regs;
+	if (in_handler)
+		late_in_handler++;
+	smp_hits_record(&late_hits);
 	apic_eoi();
 }
 
@@ -103,6 +146,12 @@ static void ap_busy(void *arg)
 		ap_ready = 1;
 		safe_halt();                    /* STI; HLT: the IPI ends it */
 		ap_runs_before = smp_hits_of(&hits, peer);
+		cli();
+		break;
+	case AP_SPIN:
+		sti();
+		ap_ready = 1;
+		ap_wait_go();
 		cli();
 		break;
 	case AP_SW_DISABLED:
@@ -215,6 +264,45 @@ static void test_sw_disabled(void)
 	       "the APIC is enabled again (%u runs)", smp_hits_of(&hits, peer));
 }
 
+static bool handler_round(unsigned n)
+{
+	uint64_t deadline = tsc_deadline_us(SMP_HITS_TIMEOUT_US);
+
+	late_sent = 0;
+	wrmsr(MSR_X2APIC_ICR, (uint64_t)peer << 32 | HANDLER_VECTOR);
+	while (!in_handler && !tsc_passed(deadline))
+		pause();
+	wrmsr(MSR_X2APIC_ICR, (uint64_t)peer << 32 | LATE_VECTOR_1);
+	tsc_delay_us(LATE_GAP_US);
+	wrmsr(MSR_X2APIC_ICR, (uint64_t)peer << 32 | LATE_VECTOR_2);
+	late_sent = 1;
+	return smp_hits_expect(&hits, (uint32_t)BIT(peer), n + 1, SMP_HITS_TIMEOUT_US, 0, NULL) &&
+	       smp_hits_expect(&late_hits, (uint32_t)BIT(peer), 2 * (n + 1), SMP_HITS_TIMEOUT_US,
+			       0, NULL);
+}
+
+static void test_in_handler(void)
+{
+	enum ap_mode mode = AP_SPIN;
+	unsigned done_rounds = 0;
+	bool done;
+
+	smp_hits_clear(&late_hits);
+	late_in_handler = 0;
+	if (!start_ap(&mode)) {
+		report_fail("in a handler: the AP did not start");
+		return;
+	}
+	while (done_rounds < HANDLER_ROUNDS && handler_round(done_rounds))
+		done_rounds++;
+	done = finish_ap();
+	report(done && done_rounds == HANDLER_ROUNDS && late_in_handler == 0 &&
+	       smp_hits_expect(&late_hits, (uint32_t)BIT(peer), 2 * HANDLER_ROUNDS, 0,
+			       SMP_HITS_QUIET_US, NULL),
+	       "AP in a handler (IF=0) after a CPUID exit: %u rounds of two IPIs, none run "
+	       "before its IRET (%u), each once after", done_rounds, late_in_handler);
+}
+
 static void test_absent(void)
 {
 	smp_hits_clear(&hits);
@@ -232,6 +320,9 @@ int main(int argc, char **argv)
 	(void)argv;
 	report_prefix_push("smp_ipi_fast");
 	handle_irq(IPI_VECTOR, ipi_handler);
+	handle_irq(HANDLER_VECTOR, spinning_handler);
+	handle_irq(LATE_VECTOR_1, late_handler);
+	handle_irq(LATE_VECTOR_2, late_handler);
 	if (!smp_init_peer(&peer))
 		return report_summary();
 	if (!smp_set_x2apic(true)) {
@@ -244,6 +335,7 @@ int main(int argc, char **argv)
 	test_cpuid_if0();
 	test_halted();
 	test_sw_disabled();
+	test_in_handler();
 	test_absent();
 	return report_summary();
 }

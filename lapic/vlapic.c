@@ -78,19 +78,9 @@ void vlapic_reset(struct vlapic *l, bool keep_base)
 		l->ops->mode_changed(l);
 }
 
-enum vlapic_mode vlapic_mode(const struct vlapic *l)
-{
-	return mode_of(l->base_msr);
-}
-
 uint64_t vlapic_base_addr(const struct vlapic *l)
 {
 	return l->base_msr & ~(uint64_t)(PAGE_SIZE - 1) & (BIT(l->maxphyaddr) - 1);
-}
-
-bool vlapic_sw_enabled(const struct vlapic *l)
-{
-	return vlapic_mode(l) != VLAPIC_DISABLED && (vlapic_get(l, LAPIC_SVR) & LAPIC_SVR_ENABLE);
 }
 
 static void enter_x2apic(struct vlapic *l)

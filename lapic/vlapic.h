@@ -103,9 +103,21 @@ static inline void vlapic_set(struct vlapic *l, uint32_t off, uint32_t v)
 	*(volatile uint32_t *)(l->page + off) = v;
 }
 
-enum vlapic_mode vlapic_mode(const struct vlapic *l);
+/* Inline, as vlapic_sw_enabled(): every IPI asks them of the sender and
+ * of each APIC it reaches. */
+static inline enum vlapic_mode vlapic_mode(const struct vlapic *l)
+{
+	if (!(l->base_msr & APIC_BASE_EN))
+		return VLAPIC_DISABLED;
+	return (l->base_msr & APIC_BASE_EXTD) ? VLAPIC_X2APIC : VLAPIC_XAPIC;
+}
+
+static inline bool vlapic_sw_enabled(const struct vlapic *l)
+{
+	return vlapic_mode(l) != VLAPIC_DISABLED && (vlapic_get(l, LAPIC_SVR) & LAPIC_SVR_ENABLE);
+}
+
 uint64_t vlapic_base_addr(const struct vlapic *l);
-bool vlapic_sw_enabled(const struct vlapic *l);
 
 /* xAPIC MMIO: a 32-bit access to the register at page offset `off` (bits
  * 1:0 ignored); the caller turns other widths into these. An offset with
@@ -118,10 +130,14 @@ int vlapic_mmio_write(struct vlapic *l, uint32_t off, uint32_t val);
  * Returns 0, or -1 for #GP. */
 int vlapic_rdmsr(struct vlapic *l, uint32_t msr, uint64_t *val);
 int vlapic_wrmsr(struct vlapic *l, uint32_t msr, uint64_t val);
-/* WRMSR to the x2APIC ICR when it is a fixed IPI to itself or to one
- * physical destination: true when done (as vlapic_wrmsr() would), false
- * with nothing done for every other value (vlapic_wrmsr() then). */
+/* An ICR write that is a fixed IPI to itself or to one physical
+ * destination: true when done, as the register write would have done it,
+ * false with nothing done for every other value. x2APIC: WRMSR to its
+ * ICR with value icr (else vlapic_wrmsr()). xAPIC: the APIC-write exit
+ * of an ICR_LO write, ICR_HI and ICR_LO as the CPU stored them in the
+ * page (else vlapic_apicv_write()). */
 bool vlapic_x2apic_icr_fast(struct vlapic *l, uint64_t icr);
+bool vlapic_xapic_icr_fast(struct vlapic *l);
 /* APIC-write VM exit (APIC-register virtualization): the CPU already
  * stored the value; run the register's side effects. */
 void vlapic_apicv_write(struct vlapic *l, uint32_t off);

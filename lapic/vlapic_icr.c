@@ -10,8 +10,9 @@
 #define XAPIC_BROADCAST   0xffu
 #define X2APIC_BROADCAST  0xffffffffu
 
-/* Decodes the value written, once: no later re-read of ICR/ICR2. */
-static void vlapic_icr_decode(uint64_t icr, bool x2apic, struct lapic_ipi *ipi)
+/* Decodes the value written, once: no later re-read of ICR/ICR2. Inlined
+ * into its callers, so each computes only the fields it reads. */
+static inline __attribute__((always_inline)) void vlapic_icr_decode(uint64_t icr, bool x2apic, struct lapic_ipi *ipi)
 {
 	ipi->vector = (uint8_t)FIELD_GET(LAPIC_ICR_VECTOR, icr);
 	ipi->dm = (uint8_t)FIELD_GET(LAPIC_ICR_DELIVERY, icr);
@@ -24,7 +25,7 @@ static void vlapic_icr_decode(uint64_t icr, bool x2apic, struct lapic_ipi *ipi)
 				      : FIELD_GET(LAPIC_ICR_DEST_XAPIC, icr));
 }
 
-static bool match_physical(const struct vlapic *t, const struct lapic_ipi *ipi)
+static inline bool match_physical(const struct vlapic *t, const struct lapic_ipi *ipi)
 {
 	if (ipi->x2apic)
 		return ipi->dest == X2APIC_BROADCAST || ipi->dest == t->id;
@@ -159,40 +160,96 @@ void vlapic_self_ipi_written(struct vlapic *l, uint32_t old, uint32_t val)
 }
 
 /*
- * The x2APIC ICR write whose routing needs no search (issue 13.4, the
- * exit fast path of vmm/exit_fast.c): fixed delivery of a legal vector,
- * to itself by shorthand or to one physical x2APIC ID. An x2APIC ID is
- * the initial APIC ID, which is read-only and is the vlapic's index in
- * its group, so that destination is one array lookup where
- * vlapic_send_ipi() compares every member (match_physical: the same
- * t->id test, whatever mode the target is in). Everything else - reserved
- * bits (#GP), other delivery modes, logical, broadcast or all/others
- * destinations, illegal vectors (ESR), an APIC not in x2APIC mode (#GP) -
- * returns false before any side effect, and the caller takes
- * vlapic_wrmsr(), which decides all of them as before. When it returns
- * true the effect is that of vlapic_wrmsr(): ICR stored (delivery status
- * stays idle), and the target that matches gets vlapic_accept(), which
- * posts or sets IRR and notifies it.
+ * The ICR write that goes to one APIC (issue 13.4, the exit fast path of
+ * vmm/exit_fast.c): fixed delivery of a legal vector, to itself by
+ * shorthand or to one physical destination that is not the broadcast
+ * one. Decoded by vlapic_icr_decode(), as every ICR write.
  */
-bool vlapic_x2apic_icr_fast(struct vlapic *l, uint64_t icr)
+static inline __attribute__((always_inline)) bool icr_one_apic(const struct lapic_ipi *ipi)
 {
-	uint8_t vec = (uint8_t)FIELD_GET(LAPIC_ICR_VECTOR, icr);
-	uint32_t dest = (uint32_t)FIELD_GET(LAPIC_ICR_DEST_X2APIC, icr);
-	uint32_t sh = (uint32_t)FIELD_GET(LAPIC_ICR_SHORTHAND, icr);
+	if (ipi->dm != LAPIC_DM_FIXED || vlapic_illegal_vector(ipi->vector))
+		return false;
+	if (ipi->shorthand == LAPIC_SH_SELF)
+		return true;
+	return ipi->shorthand == LAPIC_SH_NONE && !ipi->logical &&
+	       ipi->dest != (ipi->x2apic ? X2APIC_BROADCAST : XAPIC_BROADCAST);
+}
+
+/*
+ * Its destination, NULL for none; false when several APICs match. An
+ * x2APIC ID is the initial APIC ID, read-only, and the vlapic's index in
+ * its group: one lookup, where vlapic_send_ipi() compares every member
+ * (match_physical: the same t->id test, whatever mode the target is in).
+ * An xAPIC ID is writable, so that destination is found as
+ * vlapic_send_ipi() finds it, by match_physical() on every APIC not
+ * disabled (vlapic_ipi_matches() without the shorthand and logical cases
+ * this one is not); two APICs that share it are left to it.
+ */
+static inline __attribute__((always_inline)) bool icr_fast_target(struct vlapic *src,
+								  const struct lapic_ipi *ipi,
+								  struct vlapic **out)
+{
+	struct vlapic *t = NULL;
+
+	if (ipi->shorthand == LAPIC_SH_SELF) {
+		t = src;
+	} else if (ipi->x2apic) {
+		t = ipi->dest < src->group->n ? src->group->member[ipi->dest] : NULL;
+		if (t && vlapic_mode(t) == VLAPIC_DISABLED)
+			t = NULL;
+	} else {
+		for (uint32_t i = 0; i < src->group->n; i++) {
+			struct vlapic *m = src->group->member[i];
+
+			if (!m || vlapic_mode(m) == VLAPIC_DISABLED || !match_physical(m, ipi))
+				continue;
+			if (t)
+				return false;
+			t = m;
+		}
+	}
+	*out = t;
+	return true;
+}
+
+/*
+ * Everything else - reserved bits of an x2APIC write (#GP), other
+ * delivery modes, logical, broadcast or all/others destinations, illegal
+ * vectors (ESR), an xAPIC destination two APICs share, an APIC not in the
+ * mode of the interface, the IPI trace point - returns false before any
+ * side effect, and the caller takes the register write path
+ * (vlapic_wrmsr(), vlapic_apicv_write()), which decides all of them. When
+ * it returns true the effect is that path's: ICR stored with delivery
+ * status idle, and the destination, if any, vlapic_accept()ed, which
+ * posts or sets IRR and notifies it. One body, inlined into each
+ * interface's entry point with its mode constant.
+ */
+static inline __attribute__((always_inline)) bool icr_fast(struct vlapic *l, uint64_t icr,
+							   bool x2apic)
+{
+	struct lapic_ipi ipi;
 	struct vlapic *t;
 
-	if ((icr & ~(uint64_t)X2APIC_ICR_OK) || vlapic_mode(l) != VLAPIC_X2APIC ||
-	    FIELD_GET(LAPIC_ICR_DELIVERY, icr) != LAPIC_DM_FIXED || vlapic_illegal_vector(vec))
+	if (vlapic_mode(l) != (x2apic ? VLAPIC_X2APIC : VLAPIC_XAPIC) || l->trace_ipi ||
+	    (x2apic && (icr & ~(uint64_t)X2APIC_ICR_OK)))
 		return false;
-	if (sh == LAPIC_SH_SELF)
-		t = l;
-	else if (sh == LAPIC_SH_NONE && !(icr & LAPIC_ICR_LOGICAL) && dest != X2APIC_BROADCAST)
-		t = dest < l->group->n ? l->group->member[dest] : NULL;
-	else
+	vlapic_icr_decode(icr, x2apic, &ipi);
+	if (!icr_one_apic(&ipi) || !icr_fast_target(l, &ipi, &t))
 		return false;
-	vlapic_set(l, LAPIC_ICR_HI, dest);
-	vlapic_set(l, LAPIC_ICR_LO, (vlapic_get(l, LAPIC_ICR_LO) & LAPIC_ICR_STATUS) | (uint32_t)icr);
-	if (t && vlapic_mode(t) != VLAPIC_DISABLED)
-		vlapic_accept(t, LAPIC_DM_FIXED, vec, false);
+	vlapic_set(l, LAPIC_ICR_HI, (uint32_t)(icr >> 32));
+	vlapic_set(l, LAPIC_ICR_LO, (uint32_t)icr & ~(uint32_t)LAPIC_ICR_STATUS);
+	if (t)
+		vlapic_accept(t, LAPIC_DM_FIXED, ipi.vector, false);
 	return true;
+}
+
+bool vlapic_x2apic_icr_fast(struct vlapic *l, uint64_t icr)
+{
+	return icr_fast(l, icr, true);
+}
+
+bool vlapic_xapic_icr_fast(struct vlapic *l)
+{
+	return icr_fast(l, (uint64_t)vlapic_get(l, LAPIC_ICR_HI) << 32 | vlapic_get(l, LAPIC_ICR_LO),
+			false);
 }

@@ -9,7 +9,8 @@
  * guest (guest_end/vcpu_kill): vmm_handle_exit() passes that on and the
  * run loop stops this vCPU at once. EXIT_RESUMABLE says the exit changed
  * nothing but what vcpu_entry_idle() looks at (vmm/exit_fast.c: CPUID,
- * WRMSR to IA32_TSC_DEADLINE and the x2APIC ICR writes it takes), so the
+ * WRMSR to IA32_TSC_DEADLINE, the ICR writes vlapic_*_icr_fast() take and
+ * the interrupt window), so the
  * vCPU may re-enter without the run loop's pre-entry work. */
 typedef int (*exit_fn)(struct vcpu *v);
 #define EXIT_RESUMABLE 1

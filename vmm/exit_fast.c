@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * The exit fast path (issue 13.4). CPUID, WRMSR to IA32_TSC_DEADLINE and
- * the x2APIC ICR writes of vlapic_x2apic_icr_fast() are the exits a guest
- * takes in a loop (a TSC-deadline timer per tick, an IPI per message).
+ * the ICR writes of vlapic_x2apic_icr_fast() and vlapic_xapic_icr_fast()
+ * are the exits a guest takes in a loop (a TSC-deadline timer per tick,
+ * an IPI per message), and the interrupt window one per IPI sent from a
+ * handler.
  * Their handlers in the exit table say so (EXIT_RESUMABLE), and
  * vmm_handle_exit() asks vcpu_entry_idle() whether the run loop's
  * pre-entry work (vcpu_run.c, vcpu_timer.c, vapic_inject.c) has anything
@@ -34,11 +36,33 @@ static inline bool irr_empty(const struct vlapic *l)
 }
 
 /*
+ * An entry with RFLAGS.IF = 0 where it matters (cached_vid_guard, set for
+ * every vCPU with others and every host-interrupt backend): a vCPU with
+ * others needs the stop poll armed (below), and with virtual-interrupt
+ * delivery the interrupt window - the one step of the pre-entry work done
+ * here, as vid_window_if_blocked() does it, a control an earlier window
+ * exit cleared. Out of line: the usual entry has IF = 1. (In an SMP
+ * machine Bochs runs each CPU a trace at a time, and a taken branch ends
+ * a trace: with another CPU idle each one on this path costs about half a
+ * quantum of TSC cycles, so the usual case here falls through.)
+ */
+static __attribute__((noinline)) bool entry_if_clear(struct vcpu *v)
+{
+	if (v->guest->nvcpus > 1 && !v->stop_poll_armed)
+		return false;
+	if (v->lapic->hw_vid)
+		vapic_vid_window(v);
+	return true;
+}
+
+/*
  * Each condition stands for steps of the pre-entry work (vcpu_run.c,
  * vcpu_timer.c, vapic_inject.c); a step that finds its condition false
  * may have work. Everything is read with interrupts off, as the slow path
  * reads it, so a kick that comes after a check exits the guest at once,
- * as there.
+ * as there. One step is repeated instead (entry_if_clear()): with
+ * virtual-interrupt delivery an entry with IF=0 arms the interrupt window
+ * where Bochs 3.0 could deliver with IF=0 (vapic_inject.c).
  *
  * - kicked: every change another CPU makes for this vCPU and every
  *   interrupt, NMI, INIT or SIPI that reaches its APIC (vlapic_accept ->
@@ -78,7 +102,9 @@ static inline bool irr_empty(const struct vlapic *l)
  *   is (vapic_mode_sync), and a request posted as it went off brings its
  *   notification IPI, which exits.
  * - a vCPU with others and RFLAGS.IF clear needs the stop poll of
- *   vcpu_timer.c armed for now: slow.
+ *   vcpu_timer.c armed: a slow entry with IF clear arms it, and entries
+ *   made here keep its deadline (stop_poll_armed, exit_fast_note_entry());
+ *   else slow.
  * - the VMX-preemption timer: armed by the last slow entry for
  *   preempt_at, the earliest of the guest timer's target less the
  *   advance, the time limit and the stop poll, all unchanged (above):
@@ -105,12 +131,30 @@ static inline __attribute__((always_inline)) bool vcpu_entry_idle_inline(struct 
 		return false;
 	if (!l->hw_vid && (g->apicv || !irr_empty(l)))
 		return false;
-	if (g->nvcpus > 1 && !(vmread(VMCS_GUEST_RFLAGS) & RFLAGS_IF))
+	/* Falls through for the vCPUs that test IF (SMP: Bochs ends a trace
+	 * only at a taken branch); alone on the preemption timer, no VMREAD. */
+	if (likely(v->cached_vid_guard) && unlikely(!(vmread(VMCS_GUEST_RFLAGS) & RFLAGS_IF)) &&
+	    !entry_if_clear(v))
 		return false;
 	if (!(v->cached_pin_ctls & BIT(PIN_PREEMPT_TIMER)))
 		return !g->deadline_tsc && !l->timer.armed;
 	*now = rdtsc();
 	return *now < v->preempt_at;
+}
+
+/*
+ * A vCPU of a multi-vCPU guest entered with IF=0 must leave non-root mode
+ * within VCPU_STOP_POLL_US by itself (vcpu_timer.c, stop_poll_deadline:
+ * Bochs 3.0 lets such a vCPU miss the kick), so every slow entry with IF
+ * clear arms the VMX-preemption timer at most that far ahead. Entries
+ * made here leave preempt_at alone, and it is no later than that then:
+ * an IPI sent from an interrupt handler (IF=0), the pong of every IPI
+ * round trip, re-enters at once instead of arming it again. Noted once
+ * per slow entry, from the same RFLAGS.IF vcpu_timer.c read.
+ */
+void exit_fast_note_entry(struct vcpu *v)
+{
+	v->stop_poll_armed = timer_caps.preempt && !(vmread(VMCS_GUEST_RFLAGS) & RFLAGS_IF);
 }
 
 bool vcpu_entry_idle(struct vcpu *v)

@@ -15,9 +15,15 @@
  * the vCPU) and the entry stub's hooks. */
 void exit_fast_init(struct vcpu *v);
 
+/* Before every slow entry of a vCPU with others, after its pre-entry
+ * work: what the entries resumed at once until the next one rely on (the
+ * stop poll; alone, a vCPU needs none). */
+void exit_fast_note_entry(struct vcpu *v);
+
 /* Nothing for the run loop to do before the next entry but loading the
  * VMX-preemption timer's count (vmm/exit_fast.c says condition by
- * condition why). */
+ * condition why), and then it has armed the interrupt window an IF=0
+ * entry needs (vapic_vid_guard()): the caller re-enters at once. */
 bool vcpu_entry_idle(struct vcpu *v);
 
 /* The entry stub's hooks for CPUID and WRMSR exits (guest_regs.cpuid_exit,

@@ -49,6 +49,7 @@ struct housekeeper {
 	bool asleep;
 	uint64_t sleep_until;
 	uint64_t slept_for;             /* the key its last sleep was armed for */
+	uint64_t recheck_tsc;           /* the longest sleep: HK_RECHECK_US */
 	struct timer_advance advance;   /* host timer armed this early (under lock) */
 	/* With an advance: the fastest delivery seen, from the end of the
 	 * spin to vlapic_timer_fire()'s return (its last act is the
@@ -61,6 +62,17 @@ struct housekeeper {
 	uint64_t posts;                 /* expiries delivered */
 	uint64_t stale;                 /* peeked, then re-armed or cancelled first */
 };
+
+/*
+ * The housekeeper never sleeps longer than this, even with nothing
+ * queued: a vCPU that queues an expiry its sleep already covers - due
+ * later than it wakes anyway - need not kick it (node_update()). That
+ * spares the IPI, and the housekeeper's wake-up for it, for every target
+ * at least this far off (a TSC deadline re-armed far ahead, a timer
+ * stopped and started again), at the cost of one look at the queue per
+ * interval while it idles. Armed as the stop poll of vcpu_timer.c is.
+ */
+#define HK_RECHECK_US   1000u
 
 /* How long before its target the housekeeper starts an expiry's
  * delivery; with advance=off it does not look ahead at all. */
@@ -146,6 +158,7 @@ static void housekeeper_create(struct guest *g, uint32_t cpu)
 
 	hk->guest = g;
 	hk->cpu = cpu;
+	hk->recheck_tsc = HK_RECHECK_US * (platform.tb.tsc_hz / 1000000);
 	tqueue_init(&hk->queue);
 	advance_init(&hk->advance, g->spec->opts.advance, g->spec->opts.advance_ns,
 		     platform.tb.tsc_hz);
@@ -328,13 +341,18 @@ static void fire(struct housekeeper *hk, struct tqueue_ticket t)
 	spin_unlock(&hk->lock);
 }
 
-/* Under the lock: the next expiry is not due yet; sleep until it (or a
- * kick). Returns the host TSC to arm the host timer for, 0 for none. */
-static uint64_t plan_sleep(struct housekeeper *hk, struct tqueue_ticket t, uint64_t wake)
+/* Under the lock: the next expiry is not due yet; sleep until it, or a
+ * kick, HK_RECHECK_US at most. Returns the host TSC to arm the host timer
+ * for. Only a wake for the expiry itself tunes the advance (slept_for). */
+static uint64_t plan_sleep(struct housekeeper *hk, struct tqueue_ticket t, uint64_t wake,
+			   uint64_t now)
 {
+	uint64_t recheck = now + hk->recheck_tsc;
+	bool for_key = t.node && !timebase_reached(wake, recheck);
+
 	hk->asleep = true;
-	hk->sleep_until = t.node ? wake : 0;
-	hk->slept_for = t.node ? t.key : 0;
+	hk->sleep_until = for_key ? wake : recheck;
+	hk->slept_for = for_key ? t.key : 0;
 	return hk->sleep_until;
 }
 
@@ -347,21 +365,22 @@ void housekeeper_run(void *arg)
 	irq_disable();
 	while (!READ_ONCE(g->ended)) {
 		struct tqueue_ticket t;
-		uint64_t wake;
+		uint64_t wake, now;
 
 		spin_lock(&hk->lock);
 		hk->asleep = false;
 		t = tqueue_peek(&hk->queue);
 		wake = wake_for(hk, t.key);
-		if (t.node && timebase_reached(rdtsc(), wake)) {
+		now = rdtsc();
+		if (t.node && timebase_reached(now, wake)) {
 			spin_unlock(&hk->lock);
 			fire(hk, t);
 			continue;
 		}
-		wake = plan_sleep(hk, t, wake);
+		wake = plan_sleep(hk, t, wake, now);
 		spin_unlock(&hk->lock);
 		/* An HPET deadline already past: look again at once. */
-		if (wake && !timer_host_sleep_arm(tc, wake))
+		if (!timer_host_sleep_arm(tc, wake))
 			continue;
 		wait_for_interrupt();
 	}

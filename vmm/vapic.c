@@ -358,22 +358,36 @@ bool vapic_timer_reg(uint32_t off)
 /*
  * An IA32_TSC_DEADLINE write on the preemption-timer backend is
  * resumable (EXIT_RESUMABLE, vmm/exit_fast.c): a host-timer backend has
- * its host timer to reprogram and drain before the entry, and timer=posted
- * the housekeeper's queue. (The x2APIC ICR writes that are resumable never
- * come here: exit_wrmsr() takes them.)
+ * its host timer to reprogram and drain before the entry. (The x2APIC
+ * ICR writes that are resumable never come here: exit_wrmsr() takes
+ * them.)
  */
 static __attribute__((noinline)) int deadline_write(struct vcpu *v, uint64_t val)
 {
-	int r;
+	int r = vlapic_wrmsr(v->lapic, MSR_IA32_TSC_DEADLINE, val);        /* never #GP */
 
-	housekeeper_timer_lock(v);
-	r = vlapic_wrmsr(v->lapic, MSR_IA32_TSC_DEADLINE, val);     /* never #GP */
-	housekeeper_timer_unlock(v);
 	if (log_trace_on(TRACE_TIMER))
 		trace_timer_arm(v);
 	if (v->timer_kind != TIMER_PREEMPT)
 		return r;
 	return exit_fast_deadline_written(v);
+}
+
+/*
+ * timer=posted: the housekeeper's lock around the write, and then it is
+ * resumable too: the unlock has queued the new target (kicking the
+ * housekeeper if it must wake sooner) and cleared timer_dirty, and the
+ * entry's own timer work for that backend - the preemption timer for the
+ * time limit and the stop poll - is as the last slow entry left it.
+ */
+static __attribute__((noinline)) int deadline_write_posted(struct vcpu *v, uint64_t val)
+{
+	housekeeper_lock_timer(v);
+	vlapic_wrmsr(v->lapic, MSR_IA32_TSC_DEADLINE, val);                 /* never #GP */
+	housekeeper_unlock_timer(v);
+	if (log_trace_on(TRACE_TIMER))
+		trace_timer_arm(v);
+	return EXIT_RESUMABLE;
 }
 
 static __attribute__((noinline)) int apic_msr_write(struct vcpu *v, uint32_t msr, uint64_t val)
@@ -394,7 +408,7 @@ static __attribute__((noinline)) int apic_msr_write(struct vcpu *v, uint32_t msr
 int vapic_msr_write(struct vcpu *v, uint32_t msr, uint64_t val)
 {
 	if (msr == MSR_IA32_TSC_DEADLINE)
-		return deadline_write(v, val);
+		return unlikely(v->guest->hk) ? deadline_write_posted(v, val) : deadline_write(v, val);
 	return apic_msr_write(v, msr, val);
 }
 

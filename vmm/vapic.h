@@ -10,6 +10,7 @@
 
 #include "lapic/vlapic.h"
 #include "vmm/vcpu.h"
+#include "vmm/vcpu_setup.h"
 
 /* Whether this guest uses APIC virtualization (option and CPU allow it). */
 bool vapic_apicv_usable(const struct guest *g, const char **why_not);
@@ -37,6 +38,25 @@ void vapic_write_cr8(struct vcpu *v, uint64_t val);
 /* Before every VM entry: NMIs and interrupts to inject, or the window
  * exits that will let them in; with APICv the RVI/SVI it evaluates. */
 void vapic_inject(struct vcpu *v);
+/* Before the vCPU first runs: what vapic_vid_guard() caches. */
+void vapic_inject_init(struct vcpu *v);
+
+/* With virtual-interrupt delivery, does an entry with RFLAGS.IF = 0 arm
+ * the interrupt window? Where a physical interrupt can reach this vCPU's
+ * CPU while its guest runs (another vCPU, a housekeeper, a host timer,
+ * cached_vid_guard): Bochs 3.0 can then deliver a virtual interrupt with
+ * IF = 0 (vapic_inject.c says why). Inline: the entries resumed at once
+ * by vmm/exit_fast.c arm it too. */
+static inline bool vapic_vid_guard(const struct vcpu *v)
+{
+	return v->cached_vid_guard && v->lapic->hw_vid;
+}
+
+/* That window, for an entry with IF = 0 that vapic_vid_guard() asks it of. */
+static inline void vapic_vid_window(struct vcpu *v)
+{
+	vcpu_set_ctl(&v->cached_proc_ctls, VMCS_PROC_CTLS, PROC_INTR_WINDOW, true);
+}
 /* Anything deliverable now (for a halted vCPU)? */
 bool vapic_has_event(struct vcpu *v, bool if_set);
 

@@ -74,29 +74,59 @@ static bool irq_blocked(struct vcpu *v)
 }
 
 /*
- * Virtual-interrupt delivery with the guest entered unable to take an
- * interrupt (IF=0, or an STI/MOV-SS shadow): interrupt-window exiting is
- * set, so that a virtual interrupt waits for the window exit, not in RVI
- * alone. The SDM delivers a virtual interrupt only with RFLAGS.IF=1, no
- * STI/MOV-SS blocking and interrupt-window exiting 0 (Vol. 3C, "Delivery
- * of Pending Virtual Interrupts"), so where the CPU follows it this
- * changes no delivery: the window exit comes when IF is 1 again, and the
- * next entry delivers from RVI. Bochs 3.0 does not: a physical interrupt
- * that arrives in non-root mode (a kick, a posted-interrupt notification,
- * a host timer) reaches HandleExtInterrupt (cpu/event.cc), which delivers
- * any pending virtual interrupt first, IF=0 or not. A Linux guest with
- * PTI then takes an interrupt on its entry trampoline with the user CR3
- * still loaded and dies in a #PF loop (issue 14, guest-tests/
- * intr_if_blocked.c). With the window control set, Bochs's evaluation
- * (cpu/vapic.cc, VMX_Evaluate_Pending_Virtual_Interrupts) holds the
- * virtual interrupt back, also when posted-interrupt processing or a
+ * Virtual-interrupt delivery with the guest entered with RFLAGS.IF = 0:
+ * interrupt-window exiting is set, so that a virtual interrupt waits for
+ * the window exit, not in RVI alone. The SDM delivers a virtual interrupt
+ * only with RFLAGS.IF=1, no STI/MOV-SS blocking and interrupt-window
+ * exiting 0 (Vol. 3C, "Delivery of Pending Virtual Interrupts"), so where
+ * the CPU follows it this changes no delivery: the window exit comes when
+ * IF is 1 again, and the next entry delivers from RVI. Bochs 3.0 does
+ * not: a physical interrupt that arrives in non-root mode (a kick, a
+ * posted-interrupt notification, a host timer) reaches HandleExtInterrupt
+ * (cpu/event.cc), which delivers any pending virtual interrupt first, IF=0
+ * or not. A Linux guest with PTI then takes an interrupt on its entry
+ * trampoline with the user CR3 still loaded and dies in a #PF loop (issue
+ * 14, guest-tests/intr_if_blocked.c). With the window control set, Bochs's
+ * evaluation (cpu/vapic.cc, VMX_Evaluate_Pending_Virtual_Interrupts) holds
+ * the virtual interrupt back, also when posted-interrupt processing or a
  * virtualized EOI moves RVI/VPPR in non-root mode. The cost is one window
  * exit where a guest entered with IF=0 sets IF again.
+ *
+ * Only where Bochs's bug can bite, which takes both, read from its source:
+ * - IF = 0. An STI or MOV-SS shadow with IF = 1 needs no window:
+ *   handleAsyncEvent (cpu/event.cc) skips its whole external-interrupt
+ *   step, HandleExtInterrupt included, while interrupts_inhibited() (the
+ *   shadow VM entry loads, vmx.cc), and after the shadow IF is 1: the
+ *   delivery is the SDM's.
+ * - a physical interrupt that can arrive while the guest runs, the only
+ *   way into HandleExtInterrupt: from another vCPU (its IPI is a kick or
+ *   a posted-interrupt notification), from the housekeeper (timer=posted)
+ *   or from a host timer (timer=lapic/hpet). A guest of one vCPU on the
+ *   VMX-preemption timer gets none: its timer and a host NMI leave
+ *   through steps of handleAsyncEvent ahead of HandleExtInterrupt
+ *   (preemption-timer exit, NMI exiting), its host timers are armed only
+ *   while it waits in root mode (vcpu_timer_block, vcpu_wait_sipi: both
+ *   disarm before the entry), and nothing else of tickvisor's IPIs that
+ *   guest's CPU while it runs.
+ * RVI at entry narrows nothing: with RVI = 0 (IRR empty) a virtual
+ * interrupt still becomes pending in non-root mode without an exit, by
+ * posted-interrupt processing (vapic.cc, VMX_Posted_Interrupt_Processing,
+ * then the evaluation), a self-IPI, or a virtualized EOI or TPR write
+ * uncovering a vector, and the next physical interrupt delivers it.
+ * intr_if_blocked enters with IF = 0 and IRR empty, and it is its peer's
+ * posted IPIs that Bochs delivered then (the second onwards).
+ * vapic_vid_guard() (vapic.h) is that second condition, cached here once
+ * per vCPU; entries resumed at once (vmm/exit_fast.c) ask it too.
  */
+void vapic_inject_init(struct vcpu *v)
+{
+	v->cached_vid_guard = v->guest->nvcpus > 1 || v->timer_kind != TIMER_PREEMPT;
+}
+
 static void vid_window_if_blocked(struct vcpu *v)
 {
-	if (irq_blocked(v))
-		set_proc_ctl(v, PROC_INTR_WINDOW, true);
+	if (vapic_vid_guard(v) && !(vmread(VMCS_GUEST_RFLAGS) & RFLAGS_IF))
+		vapic_vid_window(v);
 }
 
 /* RVI/SVI from the page, after tickvisor changed IRR or ISR (an accepted
@@ -259,10 +289,25 @@ bool vapic_has_event(struct vcpu *v, bool if_set)
 	return if_set && vlapic_pending_vector(l) >= 0;
 }
 
+/*
+ * The window is open: IF is 1 and no shadow blocks. Resumable (vmm/
+ * exit_fast.c): what the pre-entry work would do now is deliver what
+ * waited, and vcpu_entry_idle() sends every such case the slow way - an
+ * interrupt tickvisor injects itself is in IRR without virtual-interrupt
+ * delivery, an NMI is nmi_pending, a change since the last entry kicked.
+ * With virtual-interrupt delivery and nothing changed, RVI and SVI are in
+ * step and the CPU delivers from RVI at the entry (VM entry is one of the
+ * events that evaluate it, SDM Vol. 3C, "Evaluation of Pending Virtual
+ * Interrupts"; Bochs's VMenter ends in TPR, then PPR virtualization and
+ * that evaluation, vmx.cc), as after the slow path, which writes nothing
+ * then.
+ * The pong of an IPI sent from a handler (smp_pingpong) takes this exit
+ * at the handler's IRET.
+ */
 int exit_intr_window(struct vcpu *v)
 {
 	set_proc_ctl(v, PROC_INTR_WINDOW, false);
-	return 0;
+	return EXIT_RESUMABLE;
 }
 
 int exit_nmi_window(struct vcpu *v)

@@ -102,11 +102,21 @@ int exit_apic_access(struct vcpu *v)
 	return emulate(v, (uint32_t)FIELD_GET(APIC_ACCESS_OFFSET, q));
 }
 
+/*
+ * Trap-like: the CPU stored the value and RIP is already past it. An
+ * ICR_LO write is the exit of every IPI a guest sends in xAPIC mode (the
+ * CPU takes only self-IPIs itself): when vlapic_xapic_icr_fast() takes
+ * it, the exit is resumable (vmm/exit_fast.c), as the x2APIC ICR's WRMSR
+ * is (exit_wrmsr()), and intr_dirty is left alone for the same reason:
+ * this vCPU's IRR moved only if it was its own target, and then
+ * vlapic_accept() notified it. No timer lock: an IPI touches no timer.
+ */
 int exit_apic_write(struct vcpu *v)
 {
 	uint32_t off = (uint32_t)FIELD_GET(APIC_ACCESS_OFFSET, v->exit.qual);
 
-	/* Trap-like: the CPU stored the value and RIP is already past it. */
+	if (off == LAPIC_ICR_LO && vlapic_xapic_icr_fast(v->lapic))
+		return EXIT_RESUMABLE;
 	housekeeper_timer_lock(v);
 	vlapic_apicv_write(v->lapic, off);
 	housekeeper_timer_unlock(v);

@@ -227,6 +227,7 @@ void vcpu_run(struct vcpu *v)
 
 	irq_disable();
 	this_cpu()->vcpu = v;
+	vapic_inject_init(v);
 	exit_fast_init(v);
 	for (;;) {
 		/* Its interrupt window comes before every pending-work check
@@ -246,6 +247,8 @@ void vcpu_run(struct vcpu *v)
 			vapic_mode_sync(v);
 		vcpu_timer_before_entry(v);
 		vapic_inject(v);
+		if (g->nvcpus > 1)
+			exit_fast_note_entry(v);
 		/* Kicks so far are done with: this work saw what they stand
 		 * for, its own included (an expiry it delivered). One from
 		 * another CPU after the checks above still has its IPI

@@ -167,8 +167,9 @@ static inline void vmx_read_exit_event(struct vmx_exit *e)
  * information `needs` (VMX_NEED_*) asks for; what it does not ask for
  * reads 0. With vmx_read_exit_info() the one place that reads exit
  * information, so the cost per exit is visible here. Inline, and the
- * exits that need at most the instruction (CPUID, MSRs, HLT, timers,
- * interrupt windows: the frequent ones) take the short way; external
+ * exits that need at most the instruction or the qualification (CPUID,
+ * MSRs, HLT, timers, interrupt windows, APIC writes - every xAPIC IPI
+ * with APICv: the frequent ones) take the short way; external
  * interrupts (the host-timer backends' expiries, kicks) a second one,
  * without testing the six VMX_NEED_* bits one by one.
  */
@@ -176,14 +177,14 @@ static inline void vmx_read_exit(struct vmx_exit *e, uint32_t reason, unsigned n
 {
 	e->reason = reason;
 	e->basic = (uint16_t)FIELD_GET(VMX_EXIT_REASON_BASIC, reason);
-	if (unlikely(needs & ~(unsigned)VMX_NEED_INSN)) {
+	if (unlikely(needs & ~(unsigned)(VMX_NEED_INSN | VMX_NEED_QUAL))) {
 		if (needs == VMX_NEED_EVENT_EXIT)
 			vmx_read_exit_event(e);
 		else
 			vmx_read_exit_info(e, needs);
 		return;
 	}
-	e->qual = 0;
+	e->qual = needs & VMX_NEED_QUAL ? vmread(VMCS_EXIT_QUALIFICATION) : 0;
 	e->intr_info = 0;
 	e->idt_info = 0;
 	e->gpa = 0;

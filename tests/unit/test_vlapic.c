@@ -2597,6 +2597,117 @@ static void test_x2apic_icr_fast_matches(void **state)
 	twin_free(&b);
 }
 
+/*
+ * vlapic_xapic_icr_fast() the same way: the value a guest's ICR_HI and
+ * ICR_LO stores leave in the page (ICR_HI bits 23:0 cleared as the CPU
+ * does; ICR_LO whole, reserved and delivery-status bits included), then
+ * either vlapic_apicv_write() (the APIC-write exit's slow path) or the
+ * fast path, falling back to vlapic_apicv_write(). xAPIC IDs are writable, so
+ * the group holds a moved ID and one x2APIC member whose ID register
+ * reads 0 in bits 31:24 as APIC 0's: destination 0 matches two APICs,
+ * which the fast path must leave to the slow one (it delivers to both).
+ */
+static void twin_init_xapic(struct twin *t)
+{
+	memset(t->cpu, 0, sizeof(t->cpu));
+	memset(&t->group, 0, sizeof(t->group));
+	t->group.n = TWIN_N;
+	for (unsigned i = 0; i < TWIN_N; i++) {
+		t->l[i] = alloc_vlapic();
+		t->group.member[i] = t->l[i];
+		vlapic_init(t->l[i], i, &t->group, &ops, &t->cpu[i], CLOCK_DIV, 0);
+		t->l[i]->maxphyaddr = 39;
+		sw_enable(t->l[i]);
+	}
+	/* 0, 1: xAPIC; 2: xAPIC with ID 6; 3: x2APIC; 4: xAPIC, software-
+	 * disabled. */
+	wr(t->l[2], LAPIC_ID, 0x06u << 24);
+	to_x2apic(t->l[3]);
+	wr(t->l[4], LAPIC_SVR, 0xff);
+}
+
+/* Bits 31:0 from rnd_icr(), an 8-bit destination in 63:56 (junk in
+ * 55:32, which the store clears). */
+static uint64_t rnd_xapic_icr(void)
+{
+	static const uint8_t dests[] = { 0, 1, 2, 3, 4, 5, 6, 0xff };
+	uint64_t dest = rnd_below(4) ? dests[rnd_below(ARRAY_SIZE(dests))] : rnd_below(256);
+
+	return (uint32_t)rnd_icr() | dest << 56 | (uint64_t)rnd_below(0x1000000) << 32;
+}
+
+static void xapic_icr_store(struct vlapic *l, uint64_t icr)
+{
+	vlapic_set(l, LAPIC_ICR_HI, (uint32_t)(icr >> 32) & 0xff000000u);
+	vlapic_set(l, LAPIC_ICR_LO, (uint32_t)icr);
+}
+
+/* An oracle of its own: the shapes the fast path is for. */
+static bool xapic_icr_fast_expected(const struct twin *t, uint64_t icr)
+{
+	uint32_t sh = (uint32_t)FIELD_GET(LAPIC_ICR_SHORTHAND, icr);
+	uint32_t dest = (uint32_t)(icr >> 56);
+	unsigned matches = 0;
+
+	if (FIELD_GET(LAPIC_ICR_DELIVERY, icr) != LAPIC_DM_FIXED || (icr & 0xff) < 16)
+		return false;
+	if (sh == LAPIC_SH_SELF)
+		return true;
+	if (sh != LAPIC_SH_NONE || (icr & LAPIC_ICR_LOGICAL) || dest == 0xff)
+		return false;
+	for (unsigned i = 0; i < TWIN_N; i++)
+		if (vlapic_mode(t->l[i]) != VLAPIC_DISABLED &&
+		    vlapic_get(t->l[i], LAPIC_ID) >> 24 == dest)
+			matches++;
+	return matches <= 1;
+}
+
+static void test_xapic_icr_fast_matches(void **state)
+{
+	static const unsigned senders[] = { 0, 1, 2, 4 };       /* the xAPIC ones */
+	struct twin a, b;
+	unsigned taken = 0, shared = 0;
+
+	twin_init_xapic(&a);
+	twin_init_xapic(&b);
+	twin_same(&a, &b);
+	rng_state = 0x9e6c63d0676a9a99ull;
+	for (unsigned n = 0; n < 20000; n++) {
+		unsigned s = senders[rnd_below(ARRAY_SIZE(senders))];
+		uint64_t icr = rnd_xapic_icr();
+		bool fast;
+
+		xapic_icr_store(a.l[s], icr);
+		vlapic_apicv_write(a.l[s], LAPIC_ICR_LO);
+		/* Never through the other interface's door. */
+		xapic_icr_store(a.l[3], icr);
+		xapic_icr_store(b.l[3], icr);
+		assert_false(vlapic_xapic_icr_fast(b.l[3]));
+		xapic_icr_store(b.l[s], icr);
+		assert_false(vlapic_x2apic_icr_fast(b.l[s], icr));
+		fast = vlapic_xapic_icr_fast(b.l[s]);
+		assert_int_equal(fast, xapic_icr_fast_expected(&b, icr));
+		if (fast)
+			taken++;
+		else
+			vlapic_apicv_write(b.l[s], LAPIC_ICR_LO);
+		if (!fast && (icr >> 56) == 0 && !(icr & LAPIC_ICR_LOGICAL) &&
+		    FIELD_GET(LAPIC_ICR_SHORTHAND, icr) == LAPIC_SH_NONE &&
+		    FIELD_GET(LAPIC_ICR_DELIVERY, icr) == LAPIC_DM_FIXED && (icr & 0xff) >= 16)
+			shared++;
+		twin_same(&a, &b);
+		if (!(n % 64))
+			for (unsigned i = 0; i < TWIN_N; i++) {
+				memset(a.l[i]->page + LAPIC_IRR, 0, 0x80);
+				memset(b.l[i]->page + LAPIC_IRR, 0, 0x80);
+			}
+	}
+	assert_true(taken > 1000);
+	assert_true(shared > 100);      /* the shared destination did come up */
+	twin_free(&a);
+	twin_free(&b);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -2658,6 +2769,7 @@ int main(void)
 		T(test_apicv_write),
 		T(test_fuzz),
 		T(test_x2apic_icr_fast_matches),
+		T(test_xapic_icr_fast_matches),
 	};
 #undef T
 

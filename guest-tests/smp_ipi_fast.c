@@ -51,7 +51,8 @@ enum ap_mode { AP_CPUID, AP_TSCDL, AP_CPUID_IF0, AP_HALT, AP_SW_DISABLED, AP_SPI
 
 static struct smp_hits hits, late_hits;
 static unsigned peer;
-static volatile uint32_t ap_ready, ap_go, ap_runs_before;
+static struct ap_task task;
+static volatile uint32_t ap_runs_before;
 static volatile uint32_t in_handler, late_sent, late_in_handler;
 
 static void ipi_handler(struct ex_regs *regs)
@@ -60,8 +61,6 @@ static void ipi_handler(struct ex_regs *regs)
 	smp_hits_record(&hits);
 	apic_eoi();
 }
-
-static void cpuid0(void);
 
 /* On the AP, IF=0 from here to its IRET: EOI, a CPUID exit (resumed at
  * once), then spin until the BSP has sent both late IPIs. */
@@ -72,7 +71,7 @@ static void spinning_handler(struct ex_regs *regs)
 	(void)regs;
 	smp_hits_record(&hits);
 	apic_eoi();
-	cpuid0();
+	(void)cpuid(0);
 	in_handler = 1;
 	while (!late_sent && !tsc_passed(deadline))
 		pause();
@@ -94,20 +93,9 @@ static void send_to(uint32_t dest)
 	wrmsr(MSR_X2APIC_ICR, (uint64_t)dest << 32 | IPI_VECTOR);
 }
 
-static void cpuid0(void)
-{
-	uint32_t a = 0, b, c = 0, d;
-
-	asm volatile("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d) : : "memory");
-}
-
 static bool ap_wait_go(void)
 {
-	uint64_t deadline = tsc_deadline_us(SMP_HITS_TIMEOUT_US * (NR_IPIS + 2));
-
-	while (!ap_go && !tsc_passed(deadline))
-		pause();
-	return ap_go;
+	return ap_task_wait_go(&task, SMP_HITS_TIMEOUT_US * (NR_IPIS + 2));
 }
 
 /* On the AP: the state to be in until the BSP says go. */
@@ -123,9 +111,9 @@ static void ap_busy(void *arg)
 			cli();
 		else
 			sti();
-		ap_ready = 1;
-		while (!ap_go && !tsc_passed(deadline))
-			cpuid0();
+		ap_task_ready(&task);
+		while (!task.go && !tsc_passed(deadline))
+			(void)cpuid(0);
 		ap_runs_before = smp_hits_of(&hits, peer);
 		sti();
 		tsc_delay_us(SMP_HITS_QUIET_US);
@@ -135,22 +123,22 @@ static void ap_busy(void *arg)
 		 * never interrupts. */
 		apic_write(LAPIC_LVT_TIMER, LAPIC_LVT_MASKED | (LAPIC_TIMER_TSC_DEADLINE << 17));
 		sti();
-		ap_ready = 1;
-		while (!ap_go && !tsc_passed(deadline))
+		ap_task_ready(&task);
+		while (!task.go && !tsc_passed(deadline))
 			wrmsr(MSR_IA32_TSC_DEADLINE, rdtsc() + (1ull << 40));
 		wrmsr(MSR_IA32_TSC_DEADLINE, 0);
 		apic_write(LAPIC_LVT_TIMER, LAPIC_LVT_MASKED);
 		break;
 	case AP_HALT:
 		cli();
-		ap_ready = 1;
+		ap_task_ready(&task);
 		safe_halt();                    /* STI; HLT: the IPI ends it */
 		ap_runs_before = smp_hits_of(&hits, peer);
 		cli();
 		break;
 	case AP_SPIN:
 		sti();
-		ap_ready = 1;
+		ap_task_ready(&task);
 		ap_wait_go();
 		cli();
 		break;
@@ -158,7 +146,7 @@ static void ap_busy(void *arg)
 		cli();
 		apic_sw_disable();
 		sti();
-		ap_ready = 1;
+		ap_task_ready(&task);
 		ap_wait_go();
 		apic_sw_enable();
 		tsc_delay_us(SMP_HITS_QUIET_US);
@@ -168,22 +156,14 @@ static void ap_busy(void *arg)
 
 static bool start_ap(enum ap_mode *mode)
 {
-	uint64_t deadline = tsc_deadline_us(SMP_HITS_TIMEOUT_US);
-
 	smp_hits_clear(&hits);
-	ap_ready = ap_go = 0;
 	ap_runs_before = ~0u;
-	if (!on_cpu_async(peer, ap_busy, mode))
-		return false;
-	while (!ap_ready && !tsc_passed(deadline))
-		pause();
-	return ap_ready;
+	return ap_task_start(&task, peer, ap_busy, mode, SMP_HITS_TIMEOUT_US);
 }
 
 static bool finish_ap(void)
 {
-	ap_go = 1;
-	return on_cpu_wait(peer);
+	return ap_task_finish(&task, peer);
 }
 
 /* The AP keeps exiting (fast) with IF=1: NR_IPIS IPIs, each awaited. */

@@ -59,7 +59,8 @@ struct ap_work {
 
 static struct smp_hits hits;
 static unsigned peer, self_id;
-static volatile uint32_t ap_ready, ap_go, ap_runs_before;
+static struct ap_task task;
+static volatile uint32_t ap_runs_before;
 
 static void ipi_handler(struct ex_regs *regs)
 {
@@ -76,11 +77,7 @@ static void send(uint32_t dest, uint32_t extra, unsigned shorthand)
 
 static bool ap_wait_go(void)
 {
-	uint64_t deadline = tsc_deadline_us(SMP_HITS_TIMEOUT_US * (NR_IPIS + 4));
-
-	while (!ap_go && !tsc_passed(deadline))
-		pause();
-	return ap_go;
+	return ap_task_wait_go(&task, SMP_HITS_TIMEOUT_US * (NR_IPIS + 4));
 }
 
 /* On the AP: the state to be in until the BSP says go. */
@@ -92,13 +89,13 @@ static void ap_busy(void *arg)
 	switch (w->mode) {
 	case AP_SPIN:
 		sti();
-		ap_ready = 1;
+		ap_task_ready(&task);
 		ap_wait_go();
 		cli();
 		break;
 	case AP_IF0:
 		cli();
-		ap_ready = 1;
+		ap_task_ready(&task);
 		ap_wait_go();
 		ap_runs_before = smp_hits_of(&hits, peer);
 		sti();
@@ -107,7 +104,7 @@ static void ap_busy(void *arg)
 		break;
 	case AP_HALT:
 		cli();
-		ap_ready = 1;
+		ap_task_ready(&task);
 		safe_halt();                    /* STI; HLT: the IPI ends it */
 		ap_runs_before = smp_hits_of(&hits, peer);
 		cli();
@@ -116,7 +113,7 @@ static void ap_busy(void *arg)
 		cli();
 		apic_sw_disable();
 		sti();
-		ap_ready = 1;
+		ap_task_ready(&task);
 		ap_wait_go();
 		apic_sw_enable();
 		tsc_delay_us(SMP_HITS_QUIET_US);
@@ -126,7 +123,7 @@ static void ap_busy(void *arg)
 		cli();
 		apic_write(LAPIC_ID, w->new_id << 24);
 		sti();
-		ap_ready = 1;
+		ap_task_ready(&task);
 		ap_wait_go();
 		cli();
 		apic_write(LAPIC_ID, id);
@@ -136,22 +133,14 @@ static void ap_busy(void *arg)
 
 static bool start_ap(struct ap_work *w)
 {
-	uint64_t deadline = tsc_deadline_us(SMP_HITS_TIMEOUT_US);
-
 	smp_hits_clear(&hits);
-	ap_ready = ap_go = 0;
 	ap_runs_before = ~0u;
-	if (!on_cpu_async(peer, ap_busy, w))
-		return false;
-	while (!ap_ready && !tsc_passed(deadline))
-		pause();
-	return ap_ready;
+	return ap_task_start(&task, peer, ap_busy, w, SMP_HITS_TIMEOUT_US);
 }
 
 static bool finish_ap(void)
 {
-	ap_go = 1;
-	return on_cpu_wait(peer);
+	return ap_task_finish(&task, peer);
 }
 
 /* Waits (IF=1, this CPU may be a destination) for `want`, n runs each. */

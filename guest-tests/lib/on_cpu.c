@@ -144,3 +144,36 @@ void smp_idle(void)
 		__atomic_store_n(&mb->done, mb->done + 1, __ATOMIC_RELEASE);
 	}
 }
+
+bool ap_task_start(struct ap_task *t, unsigned cpu, void (*fn)(void *), void *arg,
+		   uint64_t timeout_us)
+{
+	uint64_t deadline = tsc_deadline_us(timeout_us);
+
+	t->ready = t->go = 0;
+	if (!on_cpu_async(cpu, fn, arg))
+		return false;
+	while (!t->ready && !tsc_passed(deadline))
+		pause();
+	return t->ready;
+}
+
+void ap_task_ready(struct ap_task *t)
+{
+	t->ready = 1;
+}
+
+bool ap_task_wait_go(struct ap_task *t, uint64_t timeout_us)
+{
+	uint64_t deadline = tsc_deadline_us(timeout_us);
+
+	while (!t->go && !tsc_passed(deadline))
+		pause();
+	return t->go;
+}
+
+bool ap_task_finish(struct ap_task *t, unsigned cpu)
+{
+	t->go = 1;
+	return on_cpu_wait(cpu);
+}

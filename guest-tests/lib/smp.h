@@ -99,6 +99,24 @@ bool on_cpu_wait(unsigned cpu);
 /* fn(arg) on every online CPU at once, this one last, then waits. */
 bool on_cpus(void (*fn)(void *), void *arg);
 
+/*
+ * A task that holds an AP in some state while this CPU works on it: the
+ * AP calls ap_task_ready() once it is in that state and ap_task_wait_go()
+ * (or polls `go`) until this CPU calls ap_task_finish().
+ * ap_task_start() posts fn(arg) to `cpu` and waits (bounded by
+ * timeout_us) until it is ready; false if it never was.
+ */
+struct ap_task {
+	volatile uint32_t ready, go;
+};
+bool ap_task_start(struct ap_task *t, unsigned cpu, void (*fn)(void *), void *arg,
+		   uint64_t timeout_us);
+void ap_task_ready(struct ap_task *t);
+/* On the AP: until ap_task_finish() or timeout_us; true if told to go. */
+bool ap_task_wait_go(struct ap_task *t, uint64_t timeout_us);
+/* Lets the AP go on and waits until fn has returned there. */
+bool ap_task_finish(struct ap_task *t, unsigned cpu);
+
 /* Switches every online CPU to x2APIC (true) or back to a software-
  * enabled xAPIC (false), APs first. false if the CPUs have no x2APIC. */
 bool smp_set_x2apic(bool on);

@@ -103,8 +103,9 @@ static __attribute__((noinline)) bool entry_if_clear(struct vcpu *v)
  *   notification IPI, which exits.
  * - a vCPU with others and RFLAGS.IF clear needs the stop poll of
  *   vcpu_timer.c armed: a slow entry with IF clear arms it, and entries
- *   made here keep its deadline (stop_poll_armed, exit_fast_note_entry());
- *   else slow.
+ *   made here keep its deadline (stop_poll_armed, set where vcpu_timer.c
+ *   arms it); else slow. An IPI sent from an interrupt handler (IF=0),
+ *   the pong of every IPI round trip, so re-enters at once.
  * - the VMX-preemption timer: armed by the last slow entry for
  *   preempt_at, the earliest of the guest timer's target less the
  *   advance, the time limit and the stop poll, all unchanged (above):
@@ -140,21 +141,6 @@ static inline __attribute__((always_inline)) bool vcpu_entry_idle_inline(struct 
 		return !g->deadline_tsc && !l->timer.armed;
 	*now = rdtsc();
 	return *now < v->preempt_at;
-}
-
-/*
- * A vCPU of a multi-vCPU guest entered with IF=0 must leave non-root mode
- * within VCPU_STOP_POLL_US by itself (vcpu_timer.c, stop_poll_deadline:
- * Bochs 3.0 lets such a vCPU miss the kick), so every slow entry with IF
- * clear arms the VMX-preemption timer at most that far ahead. Entries
- * made here leave preempt_at alone, and it is no later than that then:
- * an IPI sent from an interrupt handler (IF=0), the pong of every IPI
- * round trip, re-enters at once instead of arming it again. Noted once
- * per slow entry, from the same RFLAGS.IF vcpu_timer.c read.
- */
-void exit_fast_note_entry(struct vcpu *v)
-{
-	v->stop_poll_armed = timer_caps.preempt && !(vmread(VMCS_GUEST_RFLAGS) & RFLAGS_IF);
 }
 
 bool vcpu_entry_idle(struct vcpu *v)

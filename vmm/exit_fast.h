@@ -15,11 +15,6 @@
  * the vCPU) and the entry stub's hooks. */
 void exit_fast_init(struct vcpu *v);
 
-/* Before every slow entry of a vCPU with others, after its pre-entry
- * work: what the entries resumed at once until the next one rely on (the
- * stop poll; alone, a vCPU needs none). */
-void exit_fast_note_entry(struct vcpu *v);
-
 /* Nothing for the run loop to do before the next entry but loading the
  * VMX-preemption timer's count (vmm/exit_fast.c says condition by
  * condition why), and then it has armed the interrupt window an IF=0

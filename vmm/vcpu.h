@@ -90,7 +90,7 @@ struct vcpu {
 	bool kicked;                    /* vcpu_kick() since the last pre-entry work */
 	bool cached_hlt_guest;          /* opts.hlt == HLT_GUEST, read on every entry */
 	bool cached_x2apic;             /* opts.x2apic, read on every APIC MSR access */
-	bool stop_poll_armed;           /* the last slow entry armed the stop poll (exit_fast.c) */
+	bool stop_poll_armed;           /* the last slow entry armed the stop poll (set: vcpu_timer.c, read: exit_fast.c) */
 	bool cached_vid_guard;          /* other vCPUs or a host-interrupt timer backend (vapic.h) */
 };
 

@@ -247,8 +247,6 @@ void vcpu_run(struct vcpu *v)
 			vapic_mode_sync(v);
 		vcpu_timer_before_entry(v);
 		vapic_inject(v);
-		if (g->nvcpus > 1)
-			exit_fast_note_entry(v);
 		/* Kicks so far are done with: this work saw what they stand
 		 * for, its own included (an expiry it delivered). One from
 		 * another CPU after the checks above still has its IPI

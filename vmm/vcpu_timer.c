@@ -104,13 +104,18 @@ void vcpu_timer_after_entry(struct vcpu *v)
  * VCPU_STOP_POLL_US ahead (issue 15.7). Entered with IF=1 it needs none.
  * The same bound holds for an NMI or INIT another vCPU sends it, which
  * also only arrive by the kick. Cost: at most one exit per 1 ms of IF=0.
+ * Every slow entry of such a vCPU comes here (arm() ends in
+ * apply_preempt() on every backend), and records in stop_poll_armed
+ * whether it armed the poll: the entries vmm/exit_fast.c resumes at once
+ * until the next slow one keep that preempt_at, and rely on it.
  */
 #define VCPU_STOP_POLL_US 1000u
 
 static inline __attribute__((always_inline)) uint64_t stop_poll_deadline(struct vcpu *v,
 									   uint64_t host_now)
 {
-	if (!timer_caps.preempt || (vmread(VMCS_GUEST_RFLAGS) & RFLAGS_IF))
+	v->stop_poll_armed = timer_caps.preempt && !(vmread(VMCS_GUEST_RFLAGS) & RFLAGS_IF);
+	if (!v->stop_poll_armed)
 		return TIMER_PLAN_NEVER;
 	return host_now + VCPU_STOP_POLL_US * (platform.tb.tsc_hz / 1000000);
 }

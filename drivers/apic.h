@@ -17,6 +17,7 @@ enum apic_reg {
 	APIC_TPR     = 0x080,
 	APIC_EOI     = 0x0b0,
 	APIC_SVR     = 0x0f0,
+	APIC_IRR     = 0x200,    /* 8 registers, 0x200-0x270 */
 	APIC_ESR     = 0x280,
 	APIC_ICR_LO  = 0x300,
 	APIC_ICR_HI  = 0x310,

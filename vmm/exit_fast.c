@@ -3,8 +3,8 @@
  * The exit fast path (issue 13.4). CPUID, WRMSR to IA32_TSC_DEADLINE and
  * the ICR writes of vlapic_x2apic_icr_fast() and vlapic_xapic_icr_fast()
  * are the exits a guest takes in a loop (a TSC-deadline timer per tick,
- * an IPI per message), and the interrupt window one per IPI sent from a
- * handler.
+ * an IPI per message), and, on a CPU with the IF=0 erratum
+ * (vapic_inject.c), the interrupt window one per IPI sent from a handler.
  * Their handlers in the exit table say so (EXIT_RESUMABLE), and
  * vmm_handle_exit() asks vcpu_entry_idle() whether the run loop's
  * pre-entry work (vcpu_run.c, vcpu_timer.c, vapic_inject.c) has anything
@@ -36,12 +36,13 @@ static inline bool irr_empty(const struct vlapic *l)
 }
 
 /*
- * An entry with RFLAGS.IF = 0 where it matters (cached_vid_guard, set for
- * every vCPU with others and every host-interrupt backend): a vCPU with
- * others needs the stop poll armed (below), and with virtual-interrupt
- * delivery the interrupt window - the one step of the pre-entry work done
- * here, as vid_window_if_blocked() does it, a control an earlier window
- * exit cleared. Out of line: the usual entry has IF = 1. (In an SMP
+ * An entry with RFLAGS.IF = 0 where it matters (cached_if0_check: a vCPU
+ * with others, or vapic_inject_init()'s guard): a vCPU with others needs
+ * the stop poll armed (below), and where the guard is on (a CPU with the
+ * IF=0 erratum, vmm/vcpu_calib.c) and with virtual-interrupt delivery the
+ * interrupt window - the one step of the pre-entry work done here, as
+ * vid_window_if_blocked() does it, a control an earlier window exit
+ * cleared. Out of line: the usual entry has IF = 1. (In an SMP
  * machine Bochs runs each CPU a trace at a time, and a taken branch ends
  * a trace: with another CPU idle each one on this path costs about half a
  * quantum of TSC cycles, so the usual case here falls through.)
@@ -50,7 +51,7 @@ static __attribute__((noinline)) bool entry_if_clear(struct vcpu *v)
 {
 	if (v->guest->nvcpus > 1 && !v->stop_poll_armed)
 		return false;
-	if (v->lapic->hw_vid)
+	if (vapic_vid_guard(v))
 		vapic_vid_window(v);
 	return true;
 }
@@ -62,7 +63,8 @@ static __attribute__((noinline)) bool entry_if_clear(struct vcpu *v)
  * reads it, so a kick that comes after a check exits the guest at once,
  * as there. One step is repeated instead (entry_if_clear()): with
  * virtual-interrupt delivery an entry with IF=0 arms the interrupt window
- * where Bochs 3.0 could deliver with IF=0 (vapic_inject.c).
+ * where the CPU could deliver with IF=0 (the erratum of Debian's Bochs
+ * 3.0, vapic_inject.c).
  *
  * - kicked: every change another CPU makes for this vCPU and every
  *   interrupt, NMI, INIT or SIPI that reaches its APIC (vlapic_accept ->
@@ -134,7 +136,7 @@ static inline __attribute__((always_inline)) bool vcpu_entry_idle_inline(struct 
 		return false;
 	/* Falls through for the vCPUs that test IF (SMP: Bochs ends a trace
 	 * only at a taken branch); alone on the preemption timer, no VMREAD. */
-	if (likely(v->cached_vid_guard) && unlikely(!(vmread(VMCS_GUEST_RFLAGS) & RFLAGS_IF)) &&
+	if (likely(v->cached_if0_check) && unlikely(!(vmread(VMCS_GUEST_RFLAGS) & RFLAGS_IF)) &&
 	    !entry_if_clear(v))
 		return false;
 	if (!(v->cached_pin_ctls & BIT(PIN_PREEMPT_TIMER)))

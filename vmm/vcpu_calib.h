@@ -13,4 +13,8 @@ void vcpu_calib_init(void);
  * without touching guest memory. */
 void vcpu_calib_measure(struct vcpu *v);
 
+/* The virtual-interrupt-delivery erratum probe, on the same page: sets
+ * v->vid_if0_erratum (vmm/vapic_inject.c says what it guards against). */
+void vcpu_calib_probe_vid_if0(struct vcpu *v);
+
 #endif

@@ -162,18 +162,23 @@ void exit_fast_init(struct vcpu *v)
 		return;
 	v->regs.cpuid_exit = exit_fast_cpuid;
 	v->regs.wrmsr_exit = exit_fast_wrmsr;
+	/* Only with APICv is there an APIC-write exit. */
+	if (v->guest->apicv)
+		v->regs.apic_write_exit = exit_fast_apic_write;
 }
 
 /*
- * CPUID and WRMSR, the exits a guest makes in loops, are handed to these
- * functions by the entry stub itself (guest_regs.cpuid_exit, .wrmsr_exit),
- * before vmx_run() returns: the exit-table row's handler with the exit
- * information it reads (both rows ask for the instruction only), counted
- * as the table counts, and the guest goes straight back in when the
- * handler says EXIT_RESUMABLE and vcpu_entry_idle() agrees. Nonzero:
- * resume now (XCR0 and the preemption-timer count loaded); 0: the exit is
- * handled and the run loop's pre-entry work is due, as after any other.
- * One body, inlined into each with its reason constant.
+ * CPUID, WRMSR and APIC write (with APICv, every xAPIC IPI), the exits a
+ * guest makes in loops, are handed to these functions by the entry stub
+ * itself (guest_regs.cpuid_exit, .wrmsr_exit, .apic_write_exit), before
+ * vmx_run() returns: the exit-table row's handler with the exit
+ * information it reads (CPUID's and WRMSR's rows ask for the instruction,
+ * APIC write's for the qualification: it is trap-like, RIP already
+ * past), counted as the table counts, and the guest goes straight back in
+ * when the handler says EXIT_RESUMABLE and vcpu_entry_idle() agrees.
+ * Nonzero: resume now (XCR0 and the preemption-timer count loaded); 0:
+ * the exit is handled and the run loop's pre-entry work is due, as after
+ * any other. One body, inlined into each with its reason constant.
  */
 _Static_assert(__builtin_offsetof(struct vcpu, regs) == 0, "a vCPU begins with its registers");
 
@@ -189,14 +194,19 @@ static inline __attribute__((always_inline)) int fast_exit(struct guest_regs *re
 	/* The reason for a dump; no handler reads another field. */
 	v->exit.reason = reason;
 	v->exit.basic = (uint16_t)reason;
-	v->exit.insn_len = (uint32_t)vmread(VMCS_EXIT_INSN_LEN);
-	v->exit.rip = vmread(VMCS_GUEST_RIP);
+	if (reason == VMX_EXIT_APIC_WRITE) {
+		v->exit.qual = vmread(VMCS_EXIT_QUALIFICATION);
+	} else {
+		v->exit.insn_len = (uint32_t)vmread(VMCS_EXIT_INSN_LEN);
+		v->exit.rip = vmread(VMCS_GUEST_RIP);
+	}
 	r = handler(v);
-	/* exit_cpuid() is always resumable and arms no timer. A WRMSR may
-	 * not be; and the stub enters without its wait, so none may be due:
-	 * a resumable TSC-deadline write whose expiry is due sets one
-	 * (expire(); with LVTT masked nothing is delivered, nothing kicks). */
-	if (reason == VMX_EXIT_WRMSR) {
+	/* exit_cpuid() is always resumable and arms no timer. A WRMSR or
+	 * an APIC write may not be; and the stub enters without its wait,
+	 * so none may be due: a resumable TSC-deadline write whose expiry is
+	 * due sets one (expire(); with LVTT masked nothing is delivered,
+	 * nothing kicks). */
+	if (reason != VMX_EXIT_CPUID) {
 		if (unlikely(r < 0))
 			vmm_exit_ended(v);
 		if (r != EXIT_RESUMABLE || v->regs.spin_until)
@@ -222,6 +232,11 @@ int exit_fast_cpuid(struct guest_regs *regs)
 int exit_fast_wrmsr(struct guest_regs *regs)
 {
 	return fast_exit(regs, VMX_EXIT_WRMSR, exit_wrmsr);
+}
+
+int exit_fast_apic_write(struct guest_regs *regs)
+{
+	return fast_exit(regs, VMX_EXIT_APIC_WRITE, exit_apic_write);
 }
 
 int exit_fast_deadline_written(struct vcpu *v)

@@ -6,9 +6,9 @@
 ; and enters with VMLAUNCH or VMRESUME. A VM exit lands on vmx_exit
 ; (VMCS HOST_RIP) with RSP = VMCS HOST_RSP, which points at the saved
 ; regs pointer; the guest GPRs are stored and vmx_run returns the exit
-; reason - except that CPUID and WRMSR exits are first given to
-; regs->cpuid_exit and regs->wrmsr_exit, which handle them and may send
-; the guest straight back in. Offsets and values come from vmx/offsets.c.
+; reason - except that CPUID, WRMSR and APIC-write exits are first given
+; to regs->cpuid_exit, ->wrmsr_exit and ->apic_write_exit, which handle
+; them and may send the guest straight back in. Offsets and values come from vmx/offsets.c.
 default rel
 bits 64
 
@@ -122,6 +122,8 @@ vmx_exit:
 	mov [rdi + REGS_EXIT_TSC], rax
 	cmp ecx, EXIT_REASON_WRMSR
 	je vmx_exit_wrmsr
+	cmp ecx, EXIT_REASON_APIC_WRITE
+	je vmx_exit_apic_write
 	mov eax, ecx                            ; return the reason
 vmx_return:
 	pop rdi
@@ -133,7 +135,7 @@ vmx_return:
 	pop rbp
 	ret
 
-; CPUID and WRMSR: if (regs->X_exit && regs->X_exit(regs)) enter again;
+; CPUID, WRMSR and APIC write: if (regs->X_exit && regs->X_exit(regs)) enter again;
 ; else return RUN_HANDLED (or the reason, without a hook). HOST_RSP is
 ; 16-byte aligned: vmx_run's return address and seven pushes lie above
 ; it, so the call keeps the C ABI's alignment. The entry goes as
@@ -143,6 +145,9 @@ vmx_return:
 ; back to the caller, and never the exit TSC.
 vmx_exit_cpuid:
 	mov rax, [rdi + REGS_CPUID_EXIT]
+	jmp vmx_exit_fast
+vmx_exit_apic_write:
+	mov rax, [rdi + REGS_APIC_WRITE_EXIT]
 	jmp vmx_exit_fast
 vmx_exit_wrmsr:
 	mov rax, [rdi + REGS_WRMSR_EXIT]

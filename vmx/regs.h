@@ -28,20 +28,22 @@ struct guest_regs {
 	uint64_t exit_tsc;      /* host TSC as the stub took the last VM exit
 				   vmx_run() returned for (cr2 likewise) */
 	uint8_t launched;       /* VMRESUME instead of VMLAUNCH */
-	/* Called by the stub on a CPUID exit (cpuid_exit) and a WRMSR exit
-	 * (wrmsr_exit), with the guest's GPRs saved here (and for WRMSR cr2
-	 * and exit_tsc): it handles the exit; nonzero: enter the guest again
-	 * at once (nothing else is pending, spin_until is 0), 0: vmx_run()
-	 * returns VMX_RUN_HANDLED. NULL: it returns the exit like any other. */
+	/* Called by the stub on a CPUID exit (cpuid_exit), a WRMSR exit
+	 * (wrmsr_exit) and an APIC-write exit (apic_write_exit), with the
+	 * guest's GPRs saved here (and but for CPUID cr2 and exit_tsc): it
+	 * handles the exit; nonzero: enter the guest again at once (nothing
+	 * else is pending, spin_until is 0), 0: vmx_run() returns
+	 * VMX_RUN_HANDLED. NULL: it returns the exit like any other. */
 	int (*cpuid_exit)(struct guest_regs *regs);
 	int (*wrmsr_exit)(struct guest_regs *regs);
+	int (*apic_write_exit)(struct guest_regs *regs);
 };
 
 /* What vmx_run() returns besides an exit reason. */
 enum vmx_run_result {
 	VMX_RUN_FAIL_INVALID = -1,      /* VMfailInvalid: no current VMCS */
 	VMX_RUN_FAIL_VALID = -2,        /* VMfailValid: see VMCS_INSN_ERROR */
-	VMX_RUN_HANDLED = -3,           /* an exit cpuid_exit or wrmsr_exit handled */
+	VMX_RUN_HANDLED = -3,           /* an exit a hook (cpuid_exit ...) handled */
 };
 
 /* Enters the guest whose VMCS is current, and again after each exit

@@ -8,16 +8,19 @@
  * one IPI; the second matters because it arrives while the first is
  * already pending.
  *
- * Under APICv in Bochs 3.0 this fails: the second IPI's posted-interrupt
- * notification reaches the CPU in VMX non-root mode, and Bochs's
- * HandleExtInterrupt() (cpu/event.cc) delivers the pending virtual
- * interrupt through the guest's IDT whenever it is pending, without
- * looking at its IF mask (is_pending() where is_unmasked_event_pending()
- * is due), so the first vector's handler runs with IF = 0. Linux guests
- * on 2 vCPUs crash from it now and then (an interrupt taken between the
- * return-to-user SWAPGS and IRET). unittests.cfg runs this test with
- * apicv=off, where tickvisor injects interrupts itself and it passes;
- * remove that option to see the emulator fail it.
+ * Under APICv in Debian's Bochs 3.0 this fails: the second IPI's
+ * posted-interrupt notification reaches the CPU in VMX non-root mode, and
+ * Bochs's HandleExtInterrupt() (cpu/event.cc) delivers the pending
+ * virtual interrupt through the guest's IDT whenever it is pending,
+ * without looking at its IF mask (is_pending() where
+ * is_unmasked_event_pending() is due), so the first vector's handler runs
+ * with IF = 0. Linux guests on 2 vCPUs crash from it now and then (an
+ * interrupt taken between the return-to-user SWAPGS and IRET). No
+ * interrupt-window exit of tickvisor's can help here: the guest clears
+ * IF without an exit. The Bochs tickvisor builds carries the fix
+ * (scripts/bochs-patches/0002), so unittests.cfg runs the test with APICv
+ * (smp_ipi_masked2) and without (smp_ipi_masked2_apicv_off, tickvisor's
+ * own injection); on Debian's Bochs 3.0 the first fails.
  */
 #include "lib/guest.h"
 #include "lib/smp.h"

@@ -4,14 +4,26 @@ kernel on 2 CPUs, natively (GRUB, legacy BIOS, the same Bochs machine)
 and under tickvisor with timer=preempt advance=off and advance=auto, and
 timer=posted where tickvisor has it.
 
-Each configuration is one boot of its own (a configuration tickvisor
+Each configuration is RUNS boots of its own (a configuration tickvisor
 refuses, such as timer=posted before it exists, then costs only its own
 row). Figures are cyclictest's, in microseconds of the guest's clock; in
 Bochs one microsecond is 50 instructions (ips=50000000).
+
+Why several boots: Bochs's clock is instruction-driven, so a boot repeats
+exactly, and cyclictest's 1 ms wake-ups fall at the same phase against
+everything else periodic (the guest's tick, tickvisor's 1 ms stop poll,
+console output) in every repeat. A change anywhere in the boot path moves
+that phase, and one thread's average jumps between modes some 60 us apart
+(2026-12-03: one build gave thread averages from 88 to 177 us over six
+paddings). So each run pads the command line differently
+(`linuxguest.pad=`, which nothing reads: it only shifts the phase), two
+boots run at a time, and a row pools its runs: the smallest min, the mean
+of the threads' averages, the largest max, each run's averages beside.
 """
 import os
 import re
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 import emu
 import guestcfg
@@ -31,17 +43,24 @@ CONFIGS = [
 # timer=posted needs a CPU that runs no vCPU (DESIGN.md, "Exitless
 # timer"): that boot has one CPU more than the guest sees.
 HOST_CPUS = {"posted": CPUS + 1}
+RUNS = 3                # boots per configuration, each with its own padding
+PARALLEL = 2            # boots at a time (one emulator is one host thread)
 TSC_RE = re.compile(r"^tickvisor: TSC: (\d+) Hz", re.M)
 CONFIG_ERROR_RE = re.compile(r"^tickvisor: error: .*$", re.M)
 
 
-def _run_tickvisor(build, out, name, opts):
+def _pad(run):
+    """Run `run`'s command-line padding (see the docstring)."""
+    return f" linuxguest.pad={'0' * (run + 1)}"
+
+
+def _run_tickvisor(build, out, name, opts, run=0):
     """One tickvisor boot of the Linux guest; (result, serial)."""
     kernel, initrd = linux_guest.image()
-    work = os.path.join(out, "linux-" + name.replace("/", "-"))
+    work = os.path.join(out, f"linux-{name.replace('/', '-')}-{run}")
     os.makedirs(work, exist_ok=True)
     line = guestcfg.guest_line("linux", "vmlinuz", GUEST_MEM, CPUS, 300,
-                               linux_guest.cmdline(CPUS, "lapic-deadline"),
+                               linux_guest.cmdline(CPUS, "lapic-deadline") + _pad(run),
                                f"module=guests/initrd.gz {opts}")
     img = emu.esp_with_config(os.path.join(build, "esp.img"), os.path.join(work, "esp.img"),
                               os.path.join(work, "tickvisor.cfg"), f"log=info\n{line}\n")
@@ -56,13 +75,13 @@ def _run_tickvisor(build, out, name, opts):
     return res, serial
 
 
-def _run_native(out, tsc_hz):
+def _run_native(out, tsc_hz, run=0):
     kernel, initrd = linux_guest.image()
-    work = os.path.join(out, "linux-native")
+    work = os.path.join(out, f"linux-native-{run}")
     os.makedirs(work, exist_ok=True)
     iso = linux_guest.native_iso(kernel, initrd,
-                                 linux_guest.native_cmdline(CPUS, tsc_hz, "lapic-deadline"),
-                                 os.path.join(work, "linux.iso"))
+                                 linux_guest.native_cmdline(CPUS, tsc_hz, "lapic-deadline") +
+                                 _pad(run), os.path.join(work, "linux.iso"))
     msrs = linux_guest.bochs_msrs(os.path.join(work, "msrs.def"))
     status, serial, _ = emu.run(iso, "native", cpus=CPUS, megs=MEGS, timeout=1800,
                                 workdir=work, quiet=True, msrs=msrs)
@@ -78,23 +97,55 @@ def _result(serial, status, work):
             "cyclictest": linux_guest.cyclictest(serial)}
 
 
+def pool(runs):
+    """One result from a configuration's runs: every run's threads and
+    histogram counts together (so overall() gives the pooled figures), the
+    first failing status, every failed check, and "runs" with each run's
+    own cyclictest threads; "na" if tickvisor refused any."""
+    res = dict(runs[0])
+    res["status"] = next((r["status"] for r in runs if r["status"] != 0), runs[0]["status"])
+    res["checks_failed"] = [c for r in runs for c in r.get("checks_failed", [])]
+    res["runs"] = [(r.get("cyclictest") or {}).get("threads") for r in runs]
+    res["logs"] = [r.get("log") for r in runs]
+    na = [r["na"] for r in runs if r.get("na")]
+    if na:
+        res["na"] = na[0]
+    cts = [r.get("cyclictest") for r in runs]
+    if not all(cts):
+        res["cyclictest"] = None
+        return res
+    hist = {}
+    for ct in cts:
+        for us, counts in ct["hist"].items():
+            hist[us] = hist.get(us, 0) + sum(counts)
+    res["cyclictest"] = {"threads": [t for ct in cts for t in ct["threads"]],
+                         "hist": {us: [n] for us, n in hist.items()}}
+    return res
+
+
 def run(build, out):
-    """{"tsc_hz", "configs": {name: result}}; tickvisor first, since the
-    native kernel is told the TSC rate tickvisor measured."""
+    """{"tsc_hz", "runs", "configs": {name: pooled result}}; tickvisor
+    first, since the native kernel is told the TSC rate tickvisor
+    measured."""
     configs, tsc_hz = {}, None
-    for name, opts, _ in CONFIGS:
-        if opts is None:
-            continue
-        print(f"bench: linux under tickvisor, {name} ({opts})", file=sys.stderr)
-        configs[name], serial = _run_tickvisor(build, out, name, opts)
+    jobs = [(name, opts, r) for name, opts, _ in CONFIGS if opts is not None
+            for r in range(RUNS)]
+    print(f"bench: linux under tickvisor: {len(jobs)} boots ({RUNS} per configuration, "
+          f"{PARALLEL} at a time)", file=sys.stderr)
+    with ThreadPoolExecutor(PARALLEL) as ex:
+        done = list(ex.map(lambda j: _run_tickvisor(build, out, *j), jobs))
+    for (name, _, _), (res, serial) in zip(jobs, done):
+        configs.setdefault(name, []).append(res)
         m = TSC_RE.search(serial)
         tsc_hz = tsc_hz or (int(m.group(1)) if m else None)
     if not tsc_hz:
         sys.exit("bench: linux: tickvisor printed no 'tickvisor: TSC: N Hz' line; "
                  f"see the logs in {out}/linux-*")
-    print("bench: linux natively (GRUB)", file=sys.stderr)
-    configs["native"] = _run_native(out, tsc_hz)
-    return {"tsc_hz": tsc_hz, "configs": {n: configs[n] for n, _, _ in CONFIGS}}
+    print(f"bench: linux natively (GRUB): {RUNS} boots", file=sys.stderr)
+    with ThreadPoolExecutor(PARALLEL) as ex:
+        configs["native"] = list(ex.map(lambda r: _run_native(out, tsc_hz, r), range(RUNS)))
+    return {"tsc_hz": tsc_hz, "runs": RUNS,
+            "configs": {n: pool(configs[n]) for n, _, _ in CONFIGS}}
 
 
 # --- figures -------------------------------------------------------------------
@@ -125,16 +176,19 @@ def goals(linux):
 
 
 def _cell(res, nat):
-    """'min/avg/max' per thread, with the avg and max ratios to native."""
+    """Pooled 'min / avg / max', each run's thread averages, and the avg
+    and max ratios to native."""
     if res.get("na"):
-        return "n/a", "n/a"
+        return "n/a", "n/a", "n/a"
     ct = res.get("cyclictest")
     if not ct:
-        return f"no summary (status {res.get('status')})", "–"
-    per = "; ".join(f"{t['min']}/{t['avg']}/{t['max']}" for t in ct["threads"])
+        return f"no summary (status {res.get('status')})", "–", "–"
     o, n = overall(res), overall(nat) if nat else None
+    per = f"{o[0]} / {o[1]:.0f} / {o[2]}"
+    runs = "; ".join(", ".join(str(t["avg"]) for t in th or []) for th in
+                     res.get("runs") or [ct["threads"]])
     ratio = f"avg {o[1] / n[1]:.2f}×, max {o[2] / n[2]:.2f}×" if n else "–"
-    return per, ratio
+    return per, runs, ratio
 
 
 def report_md(linux):
@@ -145,16 +199,21 @@ def report_md(linux):
              "`scripts/linux-guest.py`; microseconds of the guest's clock (in Bochs one "
              "microsecond is 50 instructions). Natively: GRUB with legacy BIOS in the same "
              "Bochs machine, the kernel told the TSC rate tickvisor measured "
-             f"(`tsc_early_khz={linux['tsc_hz'] // 1000}`).", "",
-             "| configuration | clockevent | min/avg/max per thread (us) | vs native |",
-             "|---|---|---|---|"]
+             f"(`tsc_early_khz={linux['tsc_hz'] // 1000}`). {linux.get('runs', 1)} boots "
+             "per configuration, each command line padded differently (the phase of the "
+             "1 ms wake-ups moves with it); pooled: the smallest min, the mean of the "
+             "threads' averages, the largest max.", "",
+             "| configuration | clockevent | min / avg / max (us) | thread averages per boot "
+             "| vs native |",
+             "|---|---|---|---|---|"]
     for name, opts, what in CONFIGS:
         res = linux["configs"].get(name, {})
-        per, ratio = _cell(res, nat if name != "native" else None)
+        per, runs, ratio = _cell(res, nat if name != "native" else None)
         ce = ", ".join(sorted(set(res.get("clockevents") or []))) or "–"
         label = f"{name} ({what})" + (f": `{opts}`" if opts else "") + \
             (f", {HOST_CPUS[name]} CPUs" if name in HOST_CPUS else "")
-        lines.append(f"| {label} | {ce} | {per} | {ratio if name != 'native' else '1.00×'} |")
+        lines.append(f"| {label} | {ce} | {per} | {runs} | "
+                     f"{ratio if name != 'native' else '1.00×'} |")
     for name, _, _ in CONFIGS:
         res = linux["configs"].get(name, {})
         if res.get("na"):

@@ -351,5 +351,43 @@ class BenchGoals(unittest.TestCase):
         self.assertEqual([ok for _, ok, _ in bench_linux.goals(linux)], [False])
 
 
+class BenchPool(unittest.TestCase):
+    """make bench boots each configuration RUNS times with its command line
+    padded differently and pools them: smallest min, mean of the thread
+    averages, largest max, histograms added; a run without a summary or a
+    refused one shows in the row."""
+
+    def run_result(self, threads, hist, status=0, checks=()):
+        return {"status": status, "log": "x", "clockevents": ["lapic-deadline"],
+                "checks_failed": list(checks),
+                "cyclictest": {"threads": [{"min": a, "avg": b, "max": c, "overflows": 0}
+                                           for a, b, c in threads], "hist": hist}}
+
+    def test_pool(self):
+        runs = [self.run_result([(80, 90, 150), (82, 100, 140)], {90: [3, 0], 100: [0, 3]}),
+                self.run_result([(79, 150, 200), (85, 120, 130)], {90: [1, 1]}, checks=["w"])]
+        res = bench_linux.pool(runs)
+        self.assertEqual(bench_linux.overall(res), (79, 115.0, 200))
+        self.assertEqual(res["cyclictest"]["hist"], {90: [5], 100: [3]})
+        self.assertEqual([[t["avg"] for t in th] for th in res["runs"]], [[90, 100], [150, 120]])
+        self.assertEqual(res["checks_failed"], ["w"])
+        self.assertEqual(res["status"], 0)
+        per, avgs, ratio = bench_linux._cell(res, res)
+        self.assertEqual((per, avgs, ratio), ("79 / 115 / 200", "90, 100; 150, 120",
+                                              "avg 1.00×, max 1.00×"))
+
+    def test_pool_keeps_a_failure(self):
+        bad = dict(self.run_result([], {}, status=1), cyclictest=None)
+        res = bench_linux.pool([self.run_result([(1, 2, 3)], {}), bad])
+        self.assertIsNone(res["cyclictest"])
+        self.assertEqual(res["status"], 1)
+        refused = dict(bad, na="tickvisor: error: timer=posted impossible")
+        self.assertEqual(bench_linux.pool([refused])["na"], refused["na"])
+
+    def test_runs_are_padded_apart(self):
+        self.assertEqual(len({bench_linux._pad(r) for r in range(bench_linux.RUNS)}),
+                         bench_linux.RUNS)
+
+
 if __name__ == "__main__":
     unittest.main()

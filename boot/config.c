@@ -154,14 +154,14 @@ static int parse_option(struct cfg_ctx *x, struct tv_options *o,
 		else
 			return cfg_error(x, "housekeeping must be auto or a CPU 0..15, not", val);
 		o->set |= OPT_SET_HOUSEKEEPING;
-	} else if (!strcmp(key, "if0_window")) {
+	} else if (!strcmp(key, "if0_quirks")) {
 		if (!strcmp(val, "auto"))
-			o->if0_window = false;
+			o->if0_quirks = false;
 		else if (!strcmp(val, "on"))
-			o->if0_window = true;
+			o->if0_quirks = true;
 		else
-			return cfg_error(x, "if0_window must be auto or on, not", val);
-		o->set |= OPT_SET_IF0_WINDOW;
+			return cfg_error(x, "if0_quirks must be auto or on, not", val);
+		o->set |= OPT_SET_IF0_QUIRKS;
 	} else {
 		return 1;
 	}
@@ -502,8 +502,8 @@ static void options_overlay(struct tv_options *dst, const struct tv_options *src
 		dst->x2apic = src->x2apic;
 	if (src->set & OPT_SET_HOUSEKEEPING)
 		dst->housekeeping = src->housekeeping;
-	if (src->set & OPT_SET_IF0_WINDOW)
-		dst->if0_window = src->if0_window;
+	if (src->set & OPT_SET_IF0_QUIRKS)
+		dst->if0_quirks = src->if0_quirks;
 	dst->set |= src->set;
 }
 

@@ -41,7 +41,7 @@
  * and tickvisor probes every vCPU's CPU for the erratum at its start
  * (vmm/vcpu_calib.c), arming the window only where it finds it. So here
  * the CPU itself holds the interrupts back (intr_if_blocked, _apicv_off),
- * and intr_if_blocked_if0_window runs the workaround (if0_window=on) on
+ * and intr_if_blocked_if0_quirks runs the workaround (if0_quirks=on) on
  * it. On Debian's unpatched Bochs 3.0 the probe finds the erratum and the
  * window holds them back instead.
  */

@@ -8,7 +8,12 @@
  * exiting" regardless of RFLAGS.IF (SDM Vol. 3C, "Pin-Based VM-Execution
  * Controls"). Before the fix the boot ended in "PANIC: cpu1 did not stop
  * running guest"; now the guest ends with its own status and the next
- * guest of the boot runs and passes.
+ * guest of the boot runs and passes. That fix was the 1 ms stop poll
+ * (vmm/vcpu_timer.c); the Bochs tickvisor builds now has the erratum
+ * fixed (scripts/bochs-patches/0003: VMenter judged the entry's IF by
+ * root-mode rules), the probe of vmm/vcpu_calib.c finds it gone and the
+ * stop poll off, so ap=spin checks that the kick itself brings the AP
+ * out; ap=hlt (hlt=guest) keeps the stop poll, and checks that.
  *
  * ap=spin (default): the AP spins in CLI; JMP $. ap=hlt: CLI; HLT - with
  * hlt=guest the AP sits in the HLT activity state with IF=0, which Bochs

@@ -36,9 +36,9 @@ static inline bool irr_empty(const struct vlapic *l)
 }
 
 /*
- * An entry with RFLAGS.IF = 0 where it matters (cached_if0_check: a vCPU
- * with others, or vapic_inject_init()'s guard): a vCPU with others needs
- * the stop poll armed (below), and where the guard is on (a CPU with the
+ * An entry with RFLAGS.IF = 0 where it matters (cached_if0_check: the
+ * stop poll or vapic_inject_init()'s guard): a vCPU with a stop poll
+ * needs it armed (below), and where the guard is on (a CPU with the
  * IF=0 erratum, vmm/vcpu_calib.c) and with virtual-interrupt delivery the
  * interrupt window - the one step of the pre-entry work done here, as
  * vid_window_if_blocked() does it, a control an earlier window exit
@@ -49,7 +49,7 @@ static inline bool irr_empty(const struct vlapic *l)
  */
 static __attribute__((noinline)) bool entry_if_clear(struct vcpu *v)
 {
-	if (v->guest->nvcpus > 1 && !v->stop_poll_armed)
+	if (v->cached_stop_poll && !v->stop_poll_armed)
 		return false;
 	if (vapic_vid_guard(v))
 		vapic_vid_window(v);
@@ -104,9 +104,10 @@ static __attribute__((noinline)) bool entry_if_clear(struct vcpu *v)
  *   is (vapic_mode_sync), and a request posted as it went off brings its
  *   notification IPI, which exits.
  * - a vCPU with others and RFLAGS.IF clear needs the stop poll of
- *   vcpu_timer.c armed: a slow entry with IF clear arms it, and entries
- *   made here keep its deadline (stop_poll_armed, set where vcpu_timer.c
- *   arms it); else slow. An IPI sent from an interrupt handler (IF=0),
+ *   vcpu_timer.c armed where it has one (cached_stop_poll: a CPU with the
+ *   kick erratum, hlt=guest, if0_quirks=on): a slow entry with IF clear
+ *   arms it, and entries made here keep its deadline (stop_poll_armed,
+ *   set where vcpu_timer.c arms it); else slow. An IPI sent from an interrupt handler (IF=0),
  *   the pong of every IPI round trip, so re-enters at once.
  * - the VMX-preemption timer: armed by the last slow entry for
  *   preempt_at, the earliest of the guest timer's target less the

@@ -265,7 +265,7 @@ static void vcpu_thread(void *arg)
 	}
 	vcpu_timer_init(v);
 	vcpu_calib_measure(v);
-	vcpu_calib_probe_vid_if0(v);
+	vcpu_calib_probe_if0(v);
 	if (v->id == 0 && g->boot_linux)
 		vcpu_reset_linux(v, g->entry, g->mbi, g->linux_gdt);
 	else if (v->id == 0)

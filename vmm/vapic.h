@@ -44,7 +44,7 @@ void vapic_inject_init(struct vcpu *v);
 /* With virtual-interrupt delivery, does an entry with RFLAGS.IF = 0 arm
  * the interrupt window? On a CPU that the probe of vmm/vcpu_calib.c found
  * delivering virtual interrupts with IF = 0 (Bochs 3.0 without
- * scripts/bochs-patches/0002), or with if0_window=on, where a physical
+ * scripts/bochs-patches/0002), or with if0_quirks=on, where a physical
  * interrupt can reach this vCPU's CPU while its guest runs (another vCPU,
  * a housekeeper, a host timer): cached_vid_guard (vapic_inject.c says
  * why). Inline: the entries resumed at once

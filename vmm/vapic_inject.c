@@ -99,8 +99,9 @@ static bool irq_blocked(struct vcpu *v)
  * which makes the erratum happen or not in a private page). The Bochs
  * tickvisor builds carries the fix (scripts/bochs-patches/0002, which
  * has HandleExtInterrupt deliver only an unmasked virtual interrupt);
- * Debian's Bochs 3.0 and 2.7 have the erratum. if0_window=on arms it on
- * every CPU (guest-tests/intr_if_blocked.c's _if0_window run).
+ * Debian's Bochs 3.0 and 2.7 have the erratum. if0_quirks=on arms it on
+ * every CPU (guest-tests/intr_if_blocked.c's _if0_quirks run), and the
+ * stop poll of vcpu_timer.c too.
  *
  * And only where the erratum can bite, which takes both, read from Bochs's
  * source:
@@ -128,16 +129,24 @@ static bool irq_blocked(struct vcpu *v)
  * posted IPIs that Bochs delivered then (the second onwards).
  * vapic_vid_guard() (vapic.h) is the erratum and that second condition,
  * cached here once per vCPU; entries resumed at once (vmm/exit_fast.c)
- * ask it too. cached_if0_check is what those entries look at RFLAGS.IF
- * for: this guard, or the stop poll of a vCPU with others (vcpu_timer.c).
+ * ask it too. cached_stop_poll, the other IF=0 workaround, is cached here
+ * too (vcpu_timer.c says why), and cached_if0_check is what those entries
+ * look at RFLAGS.IF for: either.
  */
 void vapic_inject_init(struct vcpu *v)
 {
 	const struct guest *g = v->guest;
 
-	v->cached_vid_guard = (v->vid_if0_erratum || g->spec->opts.if0_window) &&
+	bool quirks = g->spec->opts.if0_quirks;
+
+	v->cached_vid_guard = (v->vid_if0_erratum || quirks) &&
 			      (g->nvcpus > 1 || v->timer_kind != TIMER_PREEMPT);
-	v->cached_if0_check = g->nvcpus > 1 || v->cached_vid_guard;
+	/* vcpu_timer.c says why: a kick must reach a vCPU of a guest with
+	 * others; with hlt=guest it may wait in HLT with IF = 0, which Bochs
+	 * does not leave for it either (event.cc, handleWaitForEvent). */
+	v->cached_stop_poll = g->nvcpus > 1 &&
+			      (v->kick_if0_erratum || quirks || g->hlt == HLT_GUEST);
+	v->cached_if0_check = v->cached_stop_poll || v->cached_vid_guard;
 }
 
 static void vid_window_if_blocked(struct vcpu *v)

@@ -92,8 +92,10 @@ struct vcpu {
 	bool cached_x2apic;             /* opts.x2apic, read on every APIC MSR access */
 	bool stop_poll_armed;           /* the last slow entry armed the stop poll (set: vcpu_timer.c, read: exit_fast.c) */
 	bool cached_vid_guard;          /* the erratum, and other vCPUs or a host-interrupt backend (vapic.h) */
-	bool cached_if0_check;          /* an entry asks RFLAGS.IF: the guard or other vCPUs (exit_fast.c) */
+	bool cached_if0_check;          /* an entry asks RFLAGS.IF: the guard or the stop poll (exit_fast.c) */
 	bool vid_if0_erratum;           /* this CPU delivers virtual interrupts with IF=0 (vcpu_calib.c) */
+	bool kick_if0_erratum;          /* entered with IF=0, this CPU ignores a kick (vcpu_calib.c) */
+	bool cached_stop_poll;          /* IF=0 entries arm the stop poll (vcpu_timer.c) */
 };
 
 /* Port-I/O device state of a guest (the models in vmm/dev/). */

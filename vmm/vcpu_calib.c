@@ -74,20 +74,42 @@ void vcpu_calib_init(void)
 	calib.eptp = ept_pointer(&calib.ept);
 }
 
+/* A host interrupt that came while the guest ran: "acknowledge interrupt
+ * on exit" put its vector in the exit information, and its handler runs
+ * now, as the IDT would (an unhandled one stays in service and blocks
+ * every vector of its class and below). True if that was the exit. */
+static bool ext_intr_handled(long reason)
+{
+	uint64_t info;
+
+	if (reason != VMX_EXIT_EXT_INTR)
+		return false;
+	info = vmread(VMCS_EXIT_INTR_INFO);
+	if (info & INTR_INFO_VALID)
+		irq_handle((uint8_t)FIELD_GET(INTR_INFO_VECTOR, info));
+	return true;
+}
+
 /* One run: the guest's RDTSC minus the wait's end, the exit's TSC minus
- * the guest's RDTSC; false if the vCPU did not come back by its VMCALL. */
+ * the guest's RDTSC; false if the vCPU did not come back by its VMCALL.
+ * A host interrupt on the way (a kick, with the guest's IF = 0 as here:
+ * "external-interrupt exiting" exits for it whatever IF) is handled and
+ * the run made again, a few times at most. */
 static bool calib_run(struct vcpu *v, uint64_t *entry, uint64_t *exit)
 {
 	uint64_t start, guest;
 	long reason;
+	unsigned tries = 0;
 
-	vmwrite(VMCS_GUEST_RIP, CALIB_GPA);
-	start = rdtsc() + 2000;
-	v->regs.spin_until = start;
-	reason = vmx_run(&v->regs);
-	if (reason < 0)
-		return false;
-	v->regs.launched = 1;
+	do {
+		vmwrite(VMCS_GUEST_RIP, CALIB_GPA);
+		start = rdtsc() + 2000;
+		v->regs.spin_until = start;
+		reason = vmx_run(&v->regs);
+		if (reason < 0)
+			return false;
+		v->regs.launched = 1;
+	} while (ext_intr_handled(reason) && ++tries < CALIB_RUNS);
 	if (reason != VMX_EXIT_VMCALL)
 		return false;
 	guest = (v->regs.gpr[GPR_RDX] << 32) | (uint32_t)v->regs.gpr[GPR_RAX];
@@ -125,113 +147,149 @@ void vcpu_calib_measure(struct vcpu *v)
 }
 
 /*
- * Does this CPU deliver a pending virtual interrupt while the guest has
- * RFLAGS.IF = 0? The SDM says never (Vol. 3C, "Delivery of Pending
- * Virtual Interrupts": IF = 1, no STI or MOV-SS blocking, interrupt-window
- * exiting 0); Bochs 3.0 does when a physical interrupt arrives in
- * non-root mode, which vmm/vapic_inject.c works around at the cost of an
- * interrupt-window exit per IF=0 entry. So ask the CPU, in the private
- * page:
- * - RVI = PROBE_VECTOR above VPPR (VTPR 0, nothing in service), so a
- *   virtual interrupt is pending from the entry on;
- * - entered with IF = 1 in an STI shadow, which blocks it for one
- *   instruction: CLI, so the guest clears IF itself (Bochs unmasks the
- *   physical interrupt for "external-interrupt exiting" only then,
- *   flag_ctrl_pro.cc);
- * - a self-IPI (VEC_KICK) already in the host APIC's IRR, so a physical
- *   interrupt is waiting all along.
- * The SDM's CPU then leaves with an external-interrupt exit, in the shadow
- * or right after the CLI. The erratum delivers PROBE_VECTOR after the CLI
- * instead: through an IDT of limit 0 that raises #GP, which the exception
- * bitmap turns into an exit, with SVI = PROBE_VECTOR. Anything else (the
- * VMCALL: the interrupt never came; a failed entry) proves nothing, and
- * the workaround stays. The probe changes only what it restores: the
- * controls, the VMCS fields it writes, and the four words of the APIC page
- * that the entry and a delivery touch. It needs virtual-interrupt delivery;
- * a vCPU without it (apicv=off, or a CPU without the control) has nothing
- * to guard.
+ * Two errata of a CPU's interrupt handling with the guest's RFLAGS.IF = 0
+ * under "external-interrupt exiting", each worked around at a cost, so
+ * asked of the CPU, not assumed: every vCPU probes its own CPU at start,
+ * in the private page, with a self-IPI (VEC_KICK) waiting in the host
+ * APIC's IRR all along, so a physical interrupt is pending from the entry
+ * on. The SDM's CPU leaves with an external-interrupt exit, whatever the
+ * guest's IF (Vol. 3C, "Pin-Based VM-Execution Controls").
+ *
+ * 1. kick_if0_erratum: entered with IF = 0, the guest runs on, to the
+ *    VMCALL. Bochs 3.0 without scripts/bochs-patches/0003 does: VMenter
+ *    judged IF by root-mode rules, all physical interrupts masked until
+ *    the guest changes IF itself. Costs the stop poll (vmm/vcpu_timer.c).
+ * 2. vid_if0_erratum: a virtual interrupt pending (RVI = PROBE_VECTOR
+ *    above VPPR: VTPR 0, nothing in service), entered with IF = 1 in an
+ *    STI shadow, which holds it back for one instruction, a CLI (the
+ *    guest clears IF itself: Bochs unmasks the physical interrupt for the
+ *    control only then, flag_ctrl_pro.cc). The SDM delivers a virtual
+ *    interrupt only with IF = 1 (Vol. 3C, "Delivery of Pending Virtual
+ *    Interrupts"): the external-interrupt exit comes, in the shadow or
+ *    after the CLI. Bochs 3.0 without 0002 delivers PROBE_VECTOR after
+ *    the CLI instead, through an IDT of limit 0: a #GP, which the
+ *    exception bitmap makes an exit, with SVI = PROBE_VECTOR. Costs the
+ *    interrupt window of vmm/vapic_inject.c. Asked only with
+ *    virtual-interrupt delivery (apicv=on on a CPU that has it); without,
+ *    there is nothing to guard.
+ * Anything else (a VMCALL in 2, a failed entry, an IPI that never showed)
+ * proves nothing, and the workaround stays. The probes change only what
+ * they restore: the controls, the VMCS fields they write, the four words
+ * of the APIC page that an entry and a delivery touch.
  */
-void vcpu_calib_probe_vid_if0(struct vcpu *v)
+#define PROBE_NO_IPI    (-100)  /* probe_run(): the self-IPI never reached IRR */
+
+/* One probe entry at rip with rflags and the interruptibility state intr;
+ * the exit reason, or < 0. An external-interrupt exit's vector is handled
+ * here (ext_intr_handled()); if it was another interrupt than the
+ * probe's, the probe is made again (the kick still waits in IRR). */
+static long probe_run(struct vcpu *v, uint64_t rip, uint64_t rflags, uint64_t intr)
+{
+	const uint32_t kick_irr = APIC_IRR + (VEC_KICK / 32) * 16;
+	unsigned spins = 0, tries = 0;
+	uint64_t flags;
+	long r = PROBE_NO_IPI;
+
+	flags = irq_save();
+	apic_send_ipi(this_cpu()->apic_id, VEC_KICK);
+	while (!(apic_read(kick_irr) & BIT(VEC_KICK % 32)) && ++spins < PROBE_SPINS)
+		cpu_relax();
+	while (spins < PROBE_SPINS) {
+		vcpu_reset_multiboot(v, (uint32_t)rip, 0);
+		vmwrite(VMCS_GUEST_IDTR_LIMIT, 0);      /* a delivery faults (#GP exit) */
+		vmwrite(VMCS_GUEST_RFLAGS, rflags);
+		vmwrite(VMCS_GUEST_INTERRUPTIBILITY, intr);
+		r = vmx_run(&v->regs);
+		if (r < 0)
+			break;
+		v->regs.launched = 1;
+		if (!ext_intr_handled(r) ||
+		    FIELD_GET(INTR_INFO_VECTOR, vmread(VMCS_EXIT_INTR_INFO)) == VEC_KICK ||
+		    ++tries == CALIB_RUNS)
+			break;
+	}
+	irq_restore(flags);     /* an IPI the guest did not exit for is taken now */
+	vmwrite(VMCS_GUEST_INTERRUPTIBILITY, 0);
+	return r;
+}
+
+static const char *probe_failed(long r)
+{
+	return r == PROBE_NO_IPI ? "the self-IPI never arrived" :
+	       r < 0 ? "the entry failed" : "an exit that proves nothing";
+}
+
+/* Probe 2 (above), with the APIC page and controls it needs: its exit
+ * reason (or < 0), *erratum set only when the exit proves something. */
+static long probe_vid(struct vcpu *v, bool *erratum, bool *known)
 {
 	const uint32_t irr_word = LAPIC_IRR + (PROBE_VECTOR / 32) * 16;
 	const uint32_t isr_word = LAPIC_ISR + (PROBE_VECTOR / 32) * 16;
-	const uint32_t vec_irr = APIC_IRR + (VEC_KICK / 32) * 16;
 	struct vlapic *l = v->lapic;
-	uint64_t proc2, status, excb, intr, idtr, flags, reason = ~0ull;
-	uint32_t tpr, ppr, irr, isr;
-	const char *what;
-	unsigned spins = 0;
+	uint64_t proc2 = vmread(VMCS_PROC_CTLS2), status = vmread(VMCS_GUEST_INTR_STATUS);
+	uint32_t tpr = vlapic_get(l, LAPIC_TPR), ppr = vlapic_get(l, LAPIC_PPR);
+	uint32_t irr = vlapic_get(l, irr_word), isr = vlapic_get(l, isr_word);
 	long r;
 
-	v->vid_if0_erratum = false;
-	if (!v->guest->apicv || !platform.vmx.vid)
-		return;
-	v->vid_if0_erratum = true;              /* until the CPU says otherwise */
-	if (!calib.eptp) {
-		what = "no private page";
-		goto unknown;
-	}
-	proc2 = vmread(VMCS_PROC_CTLS2);
-	status = vmread(VMCS_GUEST_INTR_STATUS);
-	excb = vmread(VMCS_EXCEPTION_BITMAP);
-	intr = vmread(VMCS_GUEST_INTERRUPTIBILITY);
-	idtr = vmread(VMCS_GUEST_IDTR_LIMIT);
-	tpr = vlapic_get(l, LAPIC_TPR);
-	ppr = vlapic_get(l, LAPIC_PPR);
-	irr = vlapic_get(l, irr_word);
-	isr = vlapic_get(l, isr_word);
-
-	vmwrite(VMCS_EPT_POINTER, calib.eptp);
-	vcpu_reset_multiboot(v, PROBE_GPA, 0);
-	vmwrite(VMCS_GUEST_RFLAGS, RFLAGS_FIXED | RFLAGS_IF);
-	vmwrite(VMCS_GUEST_INTERRUPTIBILITY, INTERRUPTIBILITY_STI);
-	vmwrite(VMCS_GUEST_IDTR_LIMIT, 0);
-	vmwrite(VMCS_EXCEPTION_BITMAP, ~0ull);
 	vmwrite(VMCS_PROC_CTLS2, proc2 | BIT(PROC2_VIRT_INTR_DELIVERY));
 	vmwrite(VMCS_GUEST_INTR_STATUS, PROBE_VECTOR);
 	vlapic_set(l, LAPIC_TPR, 0);
 	vlapic_set(l, isr_word, isr & ~BIT(PROBE_VECTOR % 32));
-
-	flags = irq_save();
-	apic_send_ipi(this_cpu()->apic_id, VEC_KICK);
-	while (!(apic_read(vec_irr) & BIT(VEC_KICK % 32)) && ++spins < PROBE_SPINS)
-		cpu_relax();
-	r = spins < PROBE_SPINS ? vmx_run(&v->regs) : VMX_RUN_FAIL_INVALID;
-	if (r >= 0) {
-		v->regs.launched = 1;
-		reason = (uint64_t)r;
-		intr = vmread(VMCS_EXIT_INTR_INFO);
-		/* "Acknowledge interrupt on exit": the host handler now. */
-		if (reason == VMX_EXIT_EXT_INTR && (intr & INTR_INFO_VALID))
-			irq_handle((uint8_t)FIELD_GET(INTR_INFO_VECTOR, intr));
-		if (reason == VMX_EXIT_EXT_INTR)
-			v->vid_if0_erratum = false;
-		else if (((vmread(VMCS_GUEST_INTR_STATUS) >> 8) & 0xff) == PROBE_VECTOR)
-			v->vid_if0_erratum = true;
-		else
-			reason |= 1ull << 32;   /* neither */
-	}
-	irq_restore(flags);             /* the erratum left the self-IPI pending */
-
+	r = probe_run(v, PROBE_GPA, RFLAGS_FIXED | RFLAGS_IF, INTERRUPTIBILITY_STI);
+	*known = true;
+	if (r == VMX_EXIT_EXT_INTR)
+		*erratum = false;
+	else if (r >= 0 && ((vmread(VMCS_GUEST_INTR_STATUS) >> 8) & 0xff) == PROBE_VECTOR)
+		*erratum = true;
+	else
+		*known = false;
 	vmwrite(VMCS_PROC_CTLS2, proc2);
 	vmwrite(VMCS_GUEST_INTR_STATUS, status);
-	vmwrite(VMCS_EXCEPTION_BITMAP, excb);
-	vmwrite(VMCS_GUEST_INTERRUPTIBILITY, 0);
-	vmwrite(VMCS_GUEST_IDTR_LIMIT, idtr);
-	vmwrite(VMCS_EPT_POINTER, v->guest->eptp);
 	vlapic_set(l, LAPIC_TPR, tpr);
 	vlapic_set(l, LAPIC_PPR, ppr);
 	vlapic_set(l, irr_word, irr);
 	vlapic_set(l, isr_word, isr);
-	if (r >= 0 && !(reason >> 32)) {
-		pr_debug("guest %s: vcpu%u: virtual interrupts with IF=0: %s (exit %lu)",
-			 v->guest->spec->name, v->id, v->vid_if0_erratum ? "delivered (erratum)" :
-			 "held back", (unsigned long)reason);
+	return r;
+}
+
+void vcpu_calib_probe_if0(struct vcpu *v)
+{
+	const char *name = v->guest->spec->name;
+	bool vid = v->guest->apicv && platform.vmx.vid, known = true;
+	uint64_t excb, idtr;
+	long kick, r = 0;
+
+	/* Until the CPU says otherwise. */
+	v->kick_if0_erratum = true;
+	v->vid_if0_erratum = vid;
+	if (!calib.eptp) {
+		pr_warn("guest %s: vcpu%u: IF=0 probes impossible (no private page): stop poll "
+			"and interrupt window kept", name, v->id);
 		return;
 	}
-	what = r < 0 ? (spins < PROBE_SPINS ? "the entry failed" : "the self-IPI never arrived") :
-		       "neither an external-interrupt exit nor the delivery";
-unknown:
-	pr_warn("guest %s: vcpu%u: virtual-interrupt probe inconclusive (%s): interrupt window "
-		"on every IF=0 entry", v->guest->spec->name, v->id, what);
+	excb = vmread(VMCS_EXCEPTION_BITMAP);
+	idtr = vmread(VMCS_GUEST_IDTR_LIMIT);
+	vmwrite(VMCS_EPT_POINTER, calib.eptp);
+	vmwrite(VMCS_EXCEPTION_BITMAP, ~0ull);
+
+	kick = probe_run(v, PROBE_GPA + 1, RFLAGS_FIXED, 0);     /* the VMCALL */
+	if (kick == VMX_EXIT_EXT_INTR || kick == VMX_EXIT_VMCALL)
+		v->kick_if0_erratum = kick == VMX_EXIT_VMCALL;
+	else
+		pr_warn("guest %s: vcpu%u: IF=0 kick probe inconclusive (%s, %ld): stop poll kept",
+			name, v->id, probe_failed(kick), kick);
+	if (vid) {
+		r = probe_vid(v, &v->vid_if0_erratum, &known);
+		if (!known)
+			pr_warn("guest %s: vcpu%u: IF=0 virtual-interrupt probe inconclusive (%s, %ld): "
+				"interrupt window kept", name, v->id, probe_failed(r), r);
+	}
+
+	vmwrite(VMCS_EXCEPTION_BITMAP, excb);
+	vmwrite(VMCS_GUEST_IDTR_LIMIT, idtr);
+	vmwrite(VMCS_EPT_POINTER, v->guest->eptp);
+	pr_debug("guest %s: vcpu%u: with IF=0 a kick %s (exit %ld); virtual interrupts %s "
+		 "(exit %ld)", name, v->id, v->kick_if0_erratum ? "is held back (erratum)" : "exits",
+		 kick, !vid ? "not used" : v->vid_if0_erratum ? "are delivered (erratum)" :
+		 "are held back", r);
 }

@@ -94,14 +94,18 @@ void vcpu_timer_after_entry(struct vcpu *v)
  * Another vCPU may end the guest at any time, and this one must then come
  * out of non-root mode (vmm/guest.c waits for it). The kick IPI does that
  * with "external-interrupt exiting", whatever the guest's IF (SDM Vol. 3C,
- * "Pin-Based VM-Execution Controls"), but Bochs 3.0 unmasks external
- * interrupts for that control only when the guest itself changes IF
- * (cpu/flag_ctrl_pro.cc, handleInterruptMaskChange): a vCPU entered with
- * IF=0 never exits for the kick, nor wakes from HLT (event.cc,
- * handleWaitForEvent wants IF). So a vCPU of a multi-vCPU guest entered
- * with IF=0 always has the VMX-preemption timer - which ends non-root
- * operation whatever the guest's IF or activity state - armed at most
- * VCPU_STOP_POLL_US ahead (issue 15.7). Entered with IF=1 it needs none.
+ * "Pin-Based VM-Execution Controls"), but Debian's Bochs 3.0 unmasks
+ * external interrupts for that control only when the guest itself changes
+ * IF (cpu/vmx.cc judged the entry's IF by root-mode rules; fixed by
+ * scripts/bochs-patches/0003): a vCPU entered with IF=0 never exits for
+ * the kick. Nor does Bochs wake a guest from HLT with IF=0 for it
+ * (event.cc, handleWaitForEvent wants IF; not patched), which only
+ * hlt=guest lets a guest enter. So where the probe of vmm/vcpu_calib.c
+ * finds the first (kick_if0_erratum), with hlt=guest, or with
+ * if0_quirks=on, a vCPU of a multi-vCPU guest entered with IF=0 always
+ * has the VMX-preemption timer - which ends non-root operation whatever
+ * the guest's IF or activity state - armed at most VCPU_STOP_POLL_US
+ * ahead (issue 15.7; cached_stop_poll). Entered with IF=1 it needs none.
  * The same bound holds for an NMI or INIT another vCPU sends it, which
  * also only arrive by the kick. Cost: at most one exit per 1 ms of IF=0.
  * Every slow entry of such a vCPU comes here (arm() ends in
@@ -135,7 +139,7 @@ static void apply_preempt(struct vcpu *v, uint64_t pre, uint64_t host_now)
 		pre = MIN(pre, limit);
 	/* Last, as the earliest of the three: a single vCPU skips it in one
 	 * compare. */
-	if (v->guest->nvcpus > 1) {
+	if (v->cached_stop_poll) {
 		uint64_t poll = stop_poll_deadline(v, host_now);
 
 		pre = MIN(pre, poll);

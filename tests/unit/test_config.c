@@ -588,28 +588,28 @@ static void test_x2apic(void **state)
 	assert_false(cfg.guests[0].opts.x2apic);
 }
 
-/* if0_window= (issue 13): auto by default; global, per guest, load options. */
-static void test_if0_window(void **state)
+/* if0_quirks= (issue 13): auto by default; global, per guest, load options. */
+static void test_if0_quirks(void **state)
 {
 	parse_ok("");
-	assert_false(cfg.opts.if0_window);
-	parse_ok("if0_window=on");
-	assert_true(cfg.opts.if0_window);
-	assert_int_equal(cfg.opts.set, OPT_SET_IF0_WINDOW);
-	parse_ok("if0_window=on\nif0_window=auto");
-	assert_false(cfg.opts.if0_window);
-	expect_err("if0_window=off", 1, "if0_window must be auto or on, not 'off'");
-	expect_err("guest a img if0_window=1", 1, "if0_window must be auto or on, not '1'");
+	assert_false(cfg.opts.if0_quirks);
+	parse_ok("if0_quirks=on");
+	assert_true(cfg.opts.if0_quirks);
+	assert_int_equal(cfg.opts.set, OPT_SET_IF0_QUIRKS);
+	parse_ok("if0_quirks=on\nif0_quirks=auto");
+	assert_false(cfg.opts.if0_quirks);
+	expect_err("if0_quirks=off", 1, "if0_quirks must be auto or on, not 'off'");
+	expect_err("guest a img if0_quirks=1", 1, "if0_quirks must be auto or on, not '1'");
 
-	parse_ok("if0_window=on\nguest a img if0_window=auto\nguest b img\n");
+	parse_ok("if0_quirks=on\nguest a img if0_quirks=auto\nguest b img\n");
 	config_resolve(&cfg, NULL, LOG_INFO, 0, false);
-	assert_false(cfg.guests[0].opts.if0_window);
-	assert_true(cfg.guests[1].opts.if0_window);
+	assert_false(cfg.guests[0].opts.if0_quirks);
+	assert_true(cfg.guests[1].opts.if0_quirks);
 
 	parse_ok("guest a img\n");
-	assert_int_equal(load("tickvisor.efi if0_window=on"), 0);
+	assert_int_equal(load("tickvisor.efi if0_quirks=on"), 0);
 	config_resolve(&cfg, &lo, lo_lvl, lo_trace, lo_lvl_set);
-	assert_true(cfg.guests[0].opts.if0_window);
+	assert_true(cfg.guests[0].opts.if0_quirks);
 }
 
 /* --- load options ------------------------------------------------------ */
@@ -971,7 +971,7 @@ int main(void)
 		cmocka_unit_test(test_comments_crlf),
 		cmocka_unit_test(test_resolve),
 		cmocka_unit_test(test_x2apic),
-		cmocka_unit_test(test_if0_window),
+		cmocka_unit_test(test_if0_quirks),
 		cmocka_unit_test(test_log_trace),
 		cmocka_unit_test(test_load_options),
 		cmocka_unit_test(test_errors_basic),

@@ -55,7 +55,7 @@ struct tv_options {
 	bool mmio_strict;               /* unassigned memory ends the guest (252) */
 	bool x2apic;                    /* offer x2APIC mode (CPUID.1:ECX[21]) */
 	int32_t housekeeping;           /* CPU posting timer expiries, HOUSEKEEPING_AUTO */
-	bool if0_window;                /* IF=0 window on every CPU, not only where probed */
+	bool if0_quirks;                /* IF=0 window and stop poll on every CPU, not only where probed */
 	uint32_t set;                   /* OPT_SET_* bits */
 };
 
@@ -67,7 +67,7 @@ struct tv_options {
 #define OPT_SET_MMIO        BIT(5)
 #define OPT_SET_X2APIC      BIT(6)
 #define OPT_SET_HOUSEKEEPING BIT(7)
-#define OPT_SET_IF0_WINDOW  BIT(8)
+#define OPT_SET_IF0_QUIRKS  BIT(8)
 
 /* housekeeping=auto: the lowest CPU that runs none of the guest's vCPUs. */
 #define HOUSEKEEPING_AUTO   (-1)

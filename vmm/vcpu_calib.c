@@ -19,6 +19,10 @@
  * cached EPT translations are tagged by the EPTP they came from (SDM
  * Vol. 3C, "Information That May Be Cached"), so switching back to the
  * guest's EPTP finds none of them.
+ *
+ * The same page serves the IF=0 errata probes (vcpu_calib_probe_if0(),
+ * below): what the CPU does with a guest that has interrupts disabled,
+ * asked rather than assumed too.
  */
 #include "drivers/apic.h"
 #include "drivers/io.h"

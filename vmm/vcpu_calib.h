@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* The two fixed costs around the guest on this CPU, measured once per
- * vCPU: they date timer expiries and register accesses (vmm/vcpu_timer.c). */
+ * vCPU: they date timer expiries and register accesses (vmm/vcpu_timer.c);
+ * and the CPU's IF=0 errata, probed once per vCPU. */
 #ifndef VMM_VCPU_CALIB_H
 #define VMM_VCPU_CALIB_H
 

@@ -15,7 +15,7 @@ everything else periodic (the guest's tick, tickvisor's 1 ms stop poll,
 console output) in every repeat. A change anywhere in the boot path moves
 that phase, and one thread's average jumps between modes some 60 us apart
 (2026-12-03: one build gave thread averages from 88 to 177 us over six
-paddings). So each run pads the command line differently
+paddings; natively five of six padded boots sat near 137 us, one near 88). So each run pads the command line differently
 (`linuxguest.pad=`, which nothing reads: it only shifts the phase), two
 boots run at a time, and a row pools its runs: the smallest min, the mean
 of the threads' averages, the largest max, each run's averages beside.
@@ -43,7 +43,7 @@ CONFIGS = [
 # timer=posted needs a CPU that runs no vCPU (DESIGN.md, "Exitless
 # timer"): that boot has one CPU more than the guest sees.
 HOST_CPUS = {"posted": CPUS + 1}
-RUNS = 3                # boots per configuration, each with its own padding
+RUNS = 6                # boots per configuration, each with its own padding
 PARALLEL = 2            # boots at a time (one emulator is one host thread)
 TSC_RE = re.compile(r"^tickvisor: TSC: (\d+) Hz", re.M)
 CONFIG_ERROR_RE = re.compile(r"^tickvisor: error: .*$", re.M)

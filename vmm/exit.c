@@ -18,14 +18,17 @@
 #include "vmx/vmx.h"
 #include "vmm/vcpu_check.h"
 
-static int exit_ext_intr(struct vcpu *v)
+void exit_host_irq(uint32_t intr_info)
 {
-	uint32_t info = v->exit.intr_info;
-
 	/* "Acknowledge interrupt on exit": the vector is in the exit
 	 * information and the host handler runs now, as the IDT would. */
-	if (info & INTR_INFO_VALID)
-		irq_handle((uint8_t)FIELD_GET(INTR_INFO_VECTOR, info));
+	if (intr_info & INTR_INFO_VALID)
+		irq_handle((uint8_t)FIELD_GET(INTR_INFO_VECTOR, intr_info));
+}
+
+static int exit_ext_intr(struct vcpu *v)
+{
+	exit_host_irq(v->exit.intr_info);
 	return 0;
 }
 

@@ -34,6 +34,12 @@ int vmm_exit_ended(struct vcpu *v);
 /* Once at boot, after the log options: whether exits are traced. */
 void vmm_exit_init(void);
 
+/* The host handler of the interrupt an external-interrupt exit
+ * acknowledged (intr_info: its VM-exit interruption information), run
+ * now; an acknowledged interrupt left unhandled stays in service and
+ * blocks every vector of its priority class. */
+void exit_host_irq(uint32_t intr_info);
+
 /* The APIC's (vmm/vapic_inject.c, vmm/vapic_mmio.c). */
 int exit_intr_window(struct vcpu *v);
 int exit_nmi_window(struct vcpu *v);

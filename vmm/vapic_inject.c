@@ -136,7 +136,6 @@ static bool irq_blocked(struct vcpu *v)
 void vapic_inject_init(struct vcpu *v)
 {
 	const struct guest *g = v->guest;
-
 	bool quirks = g->spec->opts.if0_quirks;
 
 	v->cached_vid_guard = (v->vid_if0_erratum || quirks) &&

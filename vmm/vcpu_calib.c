@@ -28,6 +28,7 @@
 #include "drivers/io.h"
 #include "drivers/string.h"
 #include "lapic/vlapic.h"
+#include "vmm/exit.h"
 #include "vmm/host/irq.h"
 #include "vmm/host/log.h"
 #include "vmm/host/mem.h"
@@ -78,19 +79,13 @@ void vcpu_calib_init(void)
 	calib.eptp = ept_pointer(&calib.ept);
 }
 
-/* A host interrupt that came while the guest ran: "acknowledge interrupt
- * on exit" put its vector in the exit information, and its handler runs
- * now, as the IDT would (an unhandled one stays in service and blocks
- * every vector of its class and below). True if that was the exit. */
+/* A host interrupt that came while the guest ran, handled as the exit
+ * table's row does it (exit_host_irq()). True if that was the exit. */
 static bool ext_intr_handled(long reason)
 {
-	uint64_t info;
-
 	if (reason != VMX_EXIT_EXT_INTR)
 		return false;
-	info = vmread(VMCS_EXIT_INTR_INFO);
-	if (info & INTR_INFO_VALID)
-		irq_handle((uint8_t)FIELD_GET(INTR_INFO_VECTOR, info));
+	exit_host_irq((uint32_t)vmread(VMCS_EXIT_INTR_INFO));
 	return true;
 }
 

@@ -24,11 +24,24 @@ patches=$(cd "$(dirname "$0")/bochs-patches" && pwd)
 stamp=$prefix/tickvisor-patches
 want=$(cd "$patches" && sha256sum -- *.patch)
 
-if [ -x "$bin" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$want" ]; then
+built() { [ -x "$bin" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$want" ]; }
+if built; then
 	echo "$bin"
 	exit 0
 fi
 [ "${1:-}" != --find ] || exit 1
+# Two runs at once (two checkouts' make test, make test beside make bench)
+# take turns: the second waits here and then finds the first one's build.
+mkdir -p "$cache"
+exec 9>"$cache/bochs-3.0.lock"
+if ! flock -n 9; then
+	echo "tickvisor: waiting for another build of Bochs 3.0 in $cache" >&2
+	flock 9
+fi
+if built; then
+	echo "$bin"
+	exit 0
+fi
 [ ! -x "$bin" ] || echo "tickvisor: Bochs 3.0 in $prefix lacks this tree's patches: building it again" >&2
 
 work=$cache/bochs-3.0-src

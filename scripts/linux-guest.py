@@ -6,7 +6,8 @@ cyclictest (issue 14.3).
     scripts/linux-guest.py [--cache DIR] [--rebuild]
 
 Downloads with `apt-get download` (download only, nothing is installed)
-into ~/.cache/tickvisor/linux (outside the tracked tree):
+into $TICKVISOR_CACHE/linux (default ~/.cache/tickvisor/linux, outside
+the tracked tree; TICKVISOR_LINUX_CACHE names the folder itself):
   - linux-image-cloud-amd64's versioned kernel package,
   - busybox-static,
   - rt-tests and the library packages it depends on (apt-cache depends),
@@ -19,10 +20,13 @@ guest-tests/linux/init as /init.
 
 Prints `kernel PATH` and `initrd PATH` on stdout (progress on stderr).
 Idempotent: a second run with the same package versions and sources only
-checks and prints (well under a second). When apt has no package lists
+checks and prints (well under a second). Runs at the same time (make
+test's two Linux suites, two checkouts on one machine) take turns on the
+cache's lock file: the second finds the first one's image. When apt has no package lists
 it runs `apt-get update` as root, otherwise it says what to run.
 """
 import argparse
+import fcntl
 import glob
 import gzip
 import hashlib
@@ -37,6 +41,17 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SRC = os.path.join(ROOT, "guest-tests", "linux")
 DEFAULT_CACHE = os.path.join(os.path.expanduser("~"), ".cache", "tickvisor", "linux")
+
+
+def default_cache():
+    """TICKVISOR_LINUX_CACHE, else TICKVISOR_CACHE/linux (the cache every
+    tickvisor script shares, scripts/build-bochs.sh too), else
+    ~/.cache/tickvisor/linux."""
+    if os.environ.get("TICKVISOR_LINUX_CACHE"):
+        return os.environ["TICKVISOR_LINUX_CACHE"]
+    if os.environ.get("TICKVISOR_CACHE"):
+        return os.path.join(os.environ["TICKVISOR_CACHE"], "linux")
+    return DEFAULT_CACHE
 
 KERNEL_META = "linux-image-cloud-amd64"
 BUSYBOX = "busybox-static"
@@ -341,7 +356,17 @@ def inputs_digest(debs):
 
 
 def build(cache, rebuild=False, update=False):
-    """(kernel, initrd) paths, downloading and building what is missing."""
+    """(kernel, initrd) paths, downloading and building what is missing.
+    The whole of it holds the cache's lock: every step below writes shared
+    files (packages.txt, the extracted trees, the helper, the initramfs)
+    that a second builder would remove or replace under the first."""
+    os.makedirs(cache, exist_ok=True)
+    with open(os.path.join(cache, ".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return build_locked(cache, rebuild, update)
+
+
+def build_locked(cache, rebuild, update):
     debs_dir, roots_dir = os.path.join(cache, "debs"), os.path.join(cache, "root")
     os.makedirs(debs_dir, exist_ok=True)
     os.makedirs(roots_dir, exist_ok=True)
@@ -377,8 +402,9 @@ def build(cache, rebuild=False, update=False):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--cache", default=os.environ.get("TICKVISOR_LINUX_CACHE", DEFAULT_CACHE),
-                    help=f"download and build folder (default {DEFAULT_CACHE})")
+    ap.add_argument("--cache", default=default_cache(),
+                    help="download and build folder (default $TICKVISOR_LINUX_CACHE, else "
+                    "$TICKVISOR_CACHE/linux, else ~/.cache/tickvisor/linux)")
     ap.add_argument("--rebuild", action="store_true", help="rebuild the initramfs")
     ap.add_argument("--update", action="store_true",
                     help="ask apt again which package versions to use")

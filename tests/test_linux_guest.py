@@ -389,5 +389,105 @@ class BenchPool(unittest.TestCase):
                          bench_linux.RUNS)
 
 
+def fake_deb(out, name, files):
+    """A .deb made by dpkg-deb --build holding files {path in package: host
+    file}: what apt-get download would have fetched."""
+    tree = tempfile.mkdtemp(prefix="tickvisor-deb-")
+    try:
+        os.makedirs(os.path.join(tree, "DEBIAN"))
+        with open(os.path.join(tree, "DEBIAN", "control"), "w") as f:
+            f.write(f"Package: {name}\nVersion: 1\nArchitecture: amd64\n"
+                    "Maintainer: tickvisor <tickvisor@localhost>\nDescription: test\n")
+        for path, host in files.items():
+            os.makedirs(os.path.join(tree, os.path.dirname(path)), exist_ok=True)
+            shutil.copyfile(host, os.path.join(tree, path))
+        subprocess.run(["dpkg-deb", "--build", "--root-owner-group", tree, out], check=True,
+                       capture_output=True)
+    finally:
+        shutil.rmtree(tree)
+    return out
+
+
+def build_in_child(cache, barrier, results):
+    """One image build (in a forked process), after every sibling is ready."""
+    barrier.wait()
+    try:
+        image.build(cache)
+        results.put("ok")
+    except BaseException as e:  # noqa: B902 (the parent names whatever broke)
+        results.put(f"{type(e).__name__}: {e}")
+
+
+class CacheFolder(unittest.TestCase):
+    def test_tickvisor_cache_moves_the_linux_cache(self):
+        env = {"HOME": "/home/u"}
+        with mock.patch.dict(os.environ, dict(env, TICKVISOR_CACHE="/c"), clear=True):
+            self.assertEqual(image.default_cache(), "/c/linux")
+        with mock.patch.dict(os.environ, dict(env, TICKVISOR_CACHE="/c",
+                                              TICKVISOR_LINUX_CACHE="/l"), clear=True):
+            self.assertEqual(image.default_cache(), "/l")
+        with mock.patch.dict(os.environ, env, clear=True):
+            self.assertEqual(image.default_cache(), image.DEFAULT_CACHE)
+
+
+class CacheSharedByConcurrentBuilds(unittest.TestCase):
+    """Issue 21.1: make test's two Linux suites (two threads of the harness,
+    or two runs on one machine) build the image into one empty cache at
+    once. apt is replaced by .debs made here; extraction, the package list,
+    the helper build and the initramfs are the script's own. Without the
+    cache lock the builds removed each other's trees and temporary files."""
+    BUILDERS = 4
+
+    @classmethod
+    def setUpClass(cls):
+        cls.debs = tempfile.mkdtemp(prefix="tickvisor-debs-")
+        true = shutil.which("true")
+        interp, needed = image.elf_needs(true)
+        libs = {f"lib/x86_64-linux-gnu/{n}": image.os.path.realpath(
+            f"/lib/x86_64-linux-gnu/{n}") for n in needed}
+        libs[interp.lstrip("/")] = os.path.realpath(interp)
+        cls.pkgs = [("kernel", "linux-image-test", "linux-image-test_1_amd64.deb",
+                     {"boot/vmlinuz-test": true}),
+                    ("busybox", "busybox-static", "busybox-static_1_amd64.deb",
+                     {"bin/busybox": true}),
+                    ("rt-tests", "rt-tests", "rt-tests_1_amd64.deb",
+                     {image.CYCLICTEST: true}),
+                    ("lib", "libc6", "libc6_1_amd64.deb", libs)]
+        for _, pkg, name, files in cls.pkgs:
+            fake_deb(os.path.join(cls.debs, name), pkg, files)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.debs)
+
+    def fake_download(self, pkg, name, debs):
+        path = os.path.join(debs, name)
+        if not os.path.exists(path):
+            shutil.copyfile(os.path.join(self.debs, name), path + f".{os.getpid()}")
+            os.replace(path + f".{os.getpid()}", path)
+        return path
+
+    def test_concurrent_builds_into_an_empty_cache(self):
+        import multiprocessing
+        ctx = multiprocessing.get_context("fork")
+        with tempfile.TemporaryDirectory() as cache, \
+                mock.patch.object(image, "resolve",
+                                  lambda: [p[:3] for p in self.pkgs]), \
+                mock.patch.object(image, "apt_download", self.fake_download), \
+                mock.patch.object(image, "log"):
+            barrier, results = ctx.Barrier(self.BUILDERS), ctx.Queue()
+            procs = [ctx.Process(target=build_in_child, args=(cache, barrier, results))
+                     for _ in range(self.BUILDERS)]
+            for p in procs:
+                p.start()
+            outcomes = [results.get(timeout=120) for _ in procs]
+            for p in procs:
+                p.join(timeout=60)
+            self.assertEqual(outcomes, ["ok"] * self.BUILDERS)
+            kernel, initrd = image.build(cache)     # and the cache is whole
+            self.assertTrue(kernel.endswith("boot/vmlinuz-test"))
+            self.assertGreater(os.path.getsize(initrd), 0)
+
+
 if __name__ == "__main__":
     unittest.main()

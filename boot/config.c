@@ -30,6 +30,11 @@ const char *config_log_level_name(enum log_level l)
 	return (unsigned)l < ARRAY_SIZE(level_names) ? level_names[l] : "?";
 }
 
+static const char *const end_names[] = {
+	[END_AUTO] = "auto", [END_POWEROFF] = "poweroff", [END_HALT] = "halt",
+	[END_WAIT] = "wait",
+};
+
 static int lookup(const char *const *names, size_t n, const char *v)
 {
 	for (size_t i = 0; i < n; i++)
@@ -162,6 +167,11 @@ static int parse_option(struct cfg_ctx *x, struct tv_options *o,
 		else
 			return cfg_error(x, "if0_quirks must be auto or on, not", val);
 		o->set |= OPT_SET_IF0_QUIRKS;
+	} else if (!strcmp(key, "end")) {
+		if ((i = lookup(end_names, ARRAY_SIZE(end_names), val)) < 0)
+			return cfg_error(x, "end must be auto, poweroff, halt or wait, not", val);
+		o->end = (enum end_mode)i;
+		o->set |= OPT_SET_END;
 	} else {
 		return 1;
 	}
@@ -305,6 +315,8 @@ static int guest_kv(struct cfg_ctx *x, struct guest_spec *g, char *tok)
 	if (split_kv(x, tok, &val))
 		return -1;
 	key = tok;
+	if (!strcmp(key, "end"))
+		return cfg_error(x, "end= ends the whole run: a global option, not a guest's:", tok);
 	if ((r = parse_option(x, &g->opts, key, val)) <= 0)
 		return r;
 	if (!strcmp(key, "mem")) {
@@ -504,6 +516,8 @@ static void options_overlay(struct tv_options *dst, const struct tv_options *src
 		dst->housekeeping = src->housekeeping;
 	if (src->set & OPT_SET_IF0_QUIRKS)
 		dst->if0_quirks = src->if0_quirks;
+	if (src->set & OPT_SET_END)
+		dst->end = src->end;
 	dst->set |= src->set;
 }
 

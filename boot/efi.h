@@ -21,7 +21,8 @@ static inline bool efi_guid_eq(const EFI_GUID *a, const EFI_GUID *b)
 
 EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab);
 const char *efi_status_str(EFI_STATUS st);
-/* Fatal error before ExitBootServices: print, then power off (status 1). */
+/* Fatal error before ExitBootServices: print, then end as end= says
+ * (power off in an emulator; on a real PC wait for a key or 60 s first). */
 __noreturn void efi_fail(const char *fmt, ...) __printf(1, 2);
 /* Power off through the runtime service; usable before and after EBS. */
 void efi_shutdown(int status);
@@ -29,6 +30,10 @@ void efi_shutdown(int status);
 /* Reads a whole file from the volume tickvisor was loaded from into
  * EfiLoaderData pages. path uses '/' or '\'. Returns EFI status. */
 EFI_STATUS efi_read_file(EFI_HANDLE image, const char *path, void **data, UINT64 *size);
+
+/* True when the firmware's console (the ConOut variable) includes COM1:
+ * its lines reach the serial port through the firmware already. */
+bool efi_conout_has_com1(void);
 
 /* Enumerates CPUs with EFI_MP_SERVICES_PROTOCOL (CPUID fallback: 1 CPU). */
 void efi_enum_cpus(struct boot_info *bi);

@@ -11,11 +11,14 @@
 #include "drivers/serial.h"
 #include "drivers/string.h"
 #include "vmm/host/log.h"
+#include "vmm/host/power.h"
+#include "vmx/caps.h"
 #include "version.h"        /* generated: TV_GIT_REV */
 
 #define DEFAULT_CFG_PATH   "\\EFI\\tickvisor\\tickvisor.cfg"
 #define BSP_STACK_PAGES    16u
 #define MMAP_SLACK_DESCS   16u
+#define FAIL_WAIT_100NS    (60ull * 10 * 1000 * 1000)     /* 60 s */
 
 EFI_SYSTEM_TABLE *ST;
 EFI_BOOT_SERVICES *BS;
@@ -60,6 +63,50 @@ void efi_shutdown(int status)
 	RT->ResetSystem(EfiResetShutdown, status ? EFI_ABORTED : EFI_SUCCESS, 0, NULL);
 }
 
+/* end= as far as it is known (load options, then the config file). */
+static enum end_mode efi_end = END_AUTO;
+
+/* A key on the firmware's console, or 60 s: the reader of an error on a
+ * real machine's screen gets the time to read it. */
+static void efi_wait_key(void)
+{
+	EFI_EVENT ev[2] = { ST->ConIn ? ST->ConIn->WaitForKey : NULL, NULL };
+	EFI_INPUT_KEY key;
+	UINTN which;
+
+	pr_info("press a key to power off (or wait 60 s)");
+	if (EFI_ERROR(BS->CreateEvent(EVT_TIMER, 0, NULL, NULL, &ev[1])) ||
+	    EFI_ERROR(BS->SetTimer(ev[1], TimerRelative, FAIL_WAIT_100NS)))
+		return;
+	if (ev[0])
+		BS->WaitForEvent(2, ev, &which);
+	else
+		BS->WaitForEvent(1, &ev[1], &which);
+	if (ev[0])
+		(void)ST->ConIn->ReadKeyStroke(ST->ConIn, &key);
+	BS->CloseEvent(ev[1]);
+}
+
+/* Before ExitBootServices every refusal ends here, while the firmware's
+ * console still shows it. */
+static __noreturn void efi_end_run(int status)
+{
+	const char *why;
+	enum end_mode m = power_end_mode(efi_end, &why);
+
+	pr_err("final status %d", status);
+	if (m == END_HALT) {
+		pr_info("end=halt: stopped; reset the machine by hand");
+		for (;;)
+			__asm__ volatile("cli; hlt");
+	}
+	if (m == END_WAIT)
+		efi_wait_key();
+	efi_shutdown(status);
+	for (;;)
+		__asm__ volatile("cli; hlt");
+}
+
 __noreturn void efi_fail(const char *fmt, ...)
 {
 	char msg[256];
@@ -69,10 +116,30 @@ __noreturn void efi_fail(const char *fmt, ...)
 	fmt_vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	pr_err("error: %s", msg);
-	pr_err("final status 1");
-	efi_shutdown(1);
-	for (;;)
-		__asm__ volatile("cli; hlt");
+	efi_end_run(1);
+}
+
+/*
+ * VMX usable at all (CPUID, IA32_FEATURE_CONTROL, EPT, unrestricted guest)?
+ * Asked here, before ExitBootServices, so that a PC with VT-x off in its
+ * firmware says so on its screen. A machine that will wait for a key
+ * (end=auto on a real PC, end=wait) stops here; one that powers off
+ * (an emulator) goes on to discover and report the platform and refuses
+ * after it (vmm/host/platform.c), so those paths run under QEMU TCG too.
+ */
+static void efi_check_vmx(struct boot_info *bi)
+{
+	struct vmx_caps c;
+	const char *why;
+
+	if (vmx_probe(&c)) {
+		bi->feature_control_locked = c.locked_by_us;
+		return;
+	}
+	pr_err("error: VMX unavailable: %s", c.unusable);
+	if (power_end_mode(efi_end, &why) != END_POWEROFF)
+		efi_end_run(1);
+	bi->vmx_unusable = c.unusable;
 }
 
 bool efi_load_options(EFI_HANDLE image, char *buf, size_t len, size_t *raw_size)
@@ -120,6 +187,7 @@ static void read_config(EFI_HANDLE image, struct boot_info *bi)
 		if (config_parse_load_options(&load_opts, &lvl, &trace, &lvl_set, opts,
 					      bi->cfg_path, sizeof(bi->cfg_path), err, sizeof(err)))
 			efi_fail("%s", err);
+		efi_end = load_opts.end;
 	} else if (raw) {
 		pr_info("ignoring %zu bytes of non-text load options", raw);
 	}
@@ -129,6 +197,7 @@ static void read_config(EFI_HANDLE image, struct boot_info *bi)
 	if (config_parse(&bi->cfg, text, size, bi->cfg_path, err, sizeof(err)))
 		efi_fail("%s", err);
 	config_resolve(&bi->cfg, &load_opts, lvl, trace, lvl_set);
+	efi_end = bi->cfg.opts.end;
 	log_level = bi->cfg.log_level;
 	trace_mask = bi->cfg.trace_mask;
 }
@@ -229,6 +298,7 @@ static void exit_boot_services(EFI_HANDLE image, struct boot_info *bi)
 	if (EFI_ERROR(BS->AllocatePool(EfiLoaderData, cap, &map)))
 		efi_fail("cannot allocate memory map buffer");
 	log_set_console(NULL);  /* ConOut is gone after a successful EBS */
+	log_set_serial(true);
 	for (int tries = 0; tries < 8; tries++) {
 		size = cap;
 		st = BS->GetMemoryMap(&size, map, &key, &desc_size, &desc_ver);
@@ -285,6 +355,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	RT = systab->RuntimeServices;
 	serial_init(SERIAL_COM1);
 	log_set_console(console_write);
+	log_set_serial(!efi_conout_has_com1());
 	BS->SetWatchdogTimer(0, 0, 0, NULL);
 	pr_info("tickvisor %s (git %s), BSD-2-Clause", TV_VERSION, TV_GIT_REV);
 
@@ -295,6 +366,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	efi_enum_cpus(bi);
 	read_config(image, bi);
 	load_guests(image, bi);
+	efi_check_vmx(bi);
 	bi->rsdp = efi_find_rsdp();
 	stack = alloc_pages(BSP_STACK_PAGES);
 	exit_boot_services(image, bi);

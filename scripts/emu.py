@@ -136,6 +136,9 @@ def bochsrc(img, workdir, cpus, megs, is_30, model, native=False, msrs=None):
         "info: action=ignore",
         f"log: {workdir}/bochs.log",
         "pci: enabled=1, chipset=i440fx",
+        # Port 0xE9 reads back 0xE9: how tickvisor's end=auto knows it runs
+        # in an emulator and powers off (drivers/machine.c).
+        "port_e9_hack: enabled=1",
     ]
     if not is_30:
         lines.append('display_library: rfb, options="timeout=0"')

@@ -59,7 +59,7 @@ __noreturn void vmm_main(struct boot_info *bi)
 	host_init(bi);
 	platform_init(bi);
 	this_cpu()->apic_id = platform.apic_ids[0];
-	if (!platform_vmx_init() || !vmm_vmx_cpu_on())
+	if (!platform_vmx_init(bi) || !vmm_vmx_cpu_on())
 		power_off(1);
 	platform_timer_init();
 	vmm_exit_init();

@@ -612,6 +612,30 @@ static void test_if0_quirks(void **state)
 	assert_true(cfg.guests[0].opts.if0_quirks);
 }
 
+/* end= (issue 21.4): global only, the load options override the file's. */
+static void test_end(void **state)
+{
+	parse_ok("");
+	assert_int_equal(cfg.opts.end, END_AUTO);
+	parse_ok("end=wait");
+	assert_int_equal(cfg.opts.end, END_WAIT);
+	assert_int_equal(cfg.opts.set, OPT_SET_END);
+	parse_ok("end=halt\nend=poweroff");
+	assert_int_equal(cfg.opts.end, END_POWEROFF);
+	parse_ok("end=auto");
+	assert_int_equal(cfg.opts.end, END_AUTO);
+	expect_err("end=reboot", 1, "end must be auto, poweroff, halt or wait, not 'reboot'");
+	expect_err("guest a img\nguest b img end=wait", 2,
+		   "end= ends the whole run: a global option, not a guest's: 'end'");
+
+	parse_ok("end=halt\nguest a img\n");
+	assert_int_equal(load("tickvisor.efi end=wait"), 0);
+	assert_int_equal(lo.end, END_WAIT);
+	config_resolve(&cfg, &lo, lo_lvl, lo_trace, lo_lvl_set);
+	assert_int_equal(cfg.opts.end, END_WAIT);
+	expect_load_err("x end=", "end must be auto, poweroff, halt or wait, not ''");
+}
+
 /* --- load options ------------------------------------------------------ */
 
 static void test_load_options(void **state)
@@ -973,6 +997,7 @@ int main(void)
 		cmocka_unit_test(test_x2apic),
 		cmocka_unit_test(test_if0_quirks),
 		cmocka_unit_test(test_log_trace),
+		cmocka_unit_test(test_end),
 		cmocka_unit_test(test_load_options),
 		cmocka_unit_test(test_errors_basic),
 		cmocka_unit_test(test_errors_limits),

@@ -44,6 +44,12 @@ struct boot_info {
 	uint64_t image_base, image_size; /* tickvisor itself */
 	/* UEFI runtime ResetSystem(EfiResetShutdown); returns only on failure. */
 	void (*efi_shutdown)(int status);
+	/* The VMX check made before ExitBootServices, while the firmware's
+	 * console still showed its answer: NULL when VMX is usable, else the
+	 * reason (printed then); whether that check locked
+	 * IA32_FEATURE_CONTROL. */
+	const char *vmx_unusable;
+	bool feature_control_locked;
 	char cfg_path[TV_PATH_LEN];
 	struct tv_config cfg;
 };

@@ -12,6 +12,7 @@ enum log_level log_level = LOG_INFO;
 uint32_t trace_mask;
 
 static void (*console_hook)(const char *s, size_t n);
+static bool serial_off;         /* before EBS, when the firmware's console has COM1 */
 static struct spinlock log_lock;
 static bool defer;              /* guests run: queue tickvisor's own lines */
 static bool no_lock;            /* panicking: the holder may be the CPU that faulted */
@@ -39,9 +40,16 @@ void log_set_console(void (*hook)(const char *s, size_t n))
 	console_hook = hook;
 }
 
+void log_set_serial(bool on)
+{
+	serial_off = !on;
+}
+
 static void emit(const char *s, size_t n, bool raw)
 {
-	if (raw) {
+	if (serial_off) {
+		/* the console hook reaches the UART itself */
+	} else if (raw) {
 		for (size_t i = 0; i < n; i++)
 			serial_putc(s[i]);
 	} else if (defer) {

@@ -21,6 +21,15 @@ enum hlt_policy {
 	HLT_GUEST,              /* HLT stays in non-root mode, preemption timer armed */
 };
 
+/* How a run ends (end=): after the last guest, and after an error that
+ * stops tickvisor before any guest runs. */
+enum end_mode {
+	END_AUTO,               /* poweroff in an emulator or VM, wait on a real PC */
+	END_POWEROFF,           /* power off at once */
+	END_HALT,               /* stop with the summary on the consoles */
+	END_WAIT,               /* show the summary, power off after a key */
+};
+
 enum log_level {
 	LOG_ERROR,
 	LOG_WARN,
@@ -56,6 +65,7 @@ struct tv_options {
 	bool x2apic;                    /* offer x2APIC mode (CPUID.1:ECX[21]) */
 	int32_t housekeeping;           /* CPU posting timer expiries, HOUSEKEEPING_AUTO */
 	bool if0_quirks;                /* IF=0 window and stop poll on every CPU, not only where probed */
+	enum end_mode end;              /* global only: how the run ends */
 	uint32_t set;                   /* OPT_SET_* bits */
 };
 
@@ -68,6 +78,7 @@ struct tv_options {
 #define OPT_SET_X2APIC      BIT(6)
 #define OPT_SET_HOUSEKEEPING BIT(7)
 #define OPT_SET_IF0_QUIRKS  BIT(8)
+#define OPT_SET_END         BIT(9)
 
 /* housekeeping=auto: the lowest CPU that runs none of the guest's vCPUs. */
 #define HOUSEKEEPING_AUTO   (-1)

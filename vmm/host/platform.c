@@ -181,17 +181,23 @@ static void vmx_report(const struct vmx_caps *c)
 	pr_info("VMX: activity states HLT %s, wait-for-SIPI %s", yn(c->act_hlt), yn(c->act_wfs));
 }
 
-bool platform_vmx_init(void)
+bool platform_vmx_init(const struct boot_info *bi)
 {
 	struct vmx_caps *c = &platform.vmx;
 	bool ok = vmx_probe(c);
+
+	c->locked_by_us |= bi->feature_control_locked;
 
 	/* The APIC and TSC probes ran earlier (platform_init). */
 	pr_info("CPU: VMX %s, TSC-deadline %s, invariant TSC %s, x2APIC %s", yn(c->vmx),
 		yn(apic_caps.tsc_deadline), yn(platform.tsc.invariant), yn(apic_caps.x2apic));
 	if (c->vmx && c->revision)
 		vmx_report(c);
-	if (!ok)
+	/* The reason was printed before ExitBootServices (boot/efi_main.c)
+	 * where it matched this probe's. */
+	if (!ok && bi->vmx_unusable != c->unusable)
 		pr_err("error: VMX unavailable: %s", c->unusable);
+	else if (!ok)
+		pr_err("error: no guest runs: VMX unavailable (reason above)");
 	return ok;
 }

@@ -33,6 +33,6 @@ void platform_init(const struct boot_info *bi);
 /* Host timer capabilities for the guest-timer backends (after VMX probe). */
 void platform_timer_init(void);
 /* VMX capability probe and report; false (reason printed) if unusable. */
-bool platform_vmx_init(void);
+bool platform_vmx_init(const struct boot_info *bi);
 
 #endif

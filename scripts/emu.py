@@ -159,10 +159,12 @@ def bochs_cmd(img, workdir, cpus, megs, model, native=False, msrs=None):
     return [binary, "-q", "-unlock", "-f", rc, "-rc", cont]
 
 
-def qemu_cmd(img, workdir, cpus, megs, kvm, cdrom=False):
+def qemu_cmd(img, workdir, cpus, megs, kvm, cdrom=False, machine="q35"):
     # A GRUB ISO (native baseline) boots with SeaBIOS, an ESP with OVMF.
+    # machine: QEMU's -machine value, the platform shape (q35, pc,
+    # q35,hpet=off: PLATFORM.md).
     boot = ["-cdrom", img] if cdrom else ["-bios", OVMF, "-drive", f"format=raw,file={img}"]
-    cmd = [QEMU, "-machine", "q35", "-m", str(megs), "-smp", str(cpus),
+    cmd = [QEMU, "-machine", machine, "-m", str(megs), "-smp", str(cpus),
            "-display", "none", "-monitor", "none", "-no-reboot", "-nodefaults", *boot,
            "-serial", f"file:{workdir}/com1.log",
            "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
@@ -214,9 +216,10 @@ def make_native_iso(elf, cmdline, out):
 
 
 def emulator_command(img, emu, workdir, cpus=1, megs=1024, model=DEFAULT_MODEL,
-                     need_kvm=True, msrs=None):
+                     need_kvm=True, msrs=None, machine="q35"):
     """The command that boots img in emu (writing Bochs's bochsrc into
-    workdir). need_kvm=False skips the /dev/kvm check (--dry-run)."""
+    workdir). need_kvm=False skips the /dev/kvm check (--dry-run);
+    machine is QEMU's -machine (Bochs has one)."""
     if emu not in EMULATORS:
         sys.exit(f"tickvisor-run: unknown emulator '{emu}' ({', '.join(EMULATORS)})")
     if emu.endswith("kvm") and need_kvm and not kvm_usable():
@@ -224,7 +227,8 @@ def emulator_command(img, emu, workdir, cpus=1, megs=1024, model=DEFAULT_MODEL,
                  "(kvm_intel nested=1); use EMU=bochs here")
     if emu in ("bochs", "native"):
         return bochs_cmd(img, workdir, cpus, megs, model, native=emu == "native", msrs=msrs)
-    return qemu_cmd(img, workdir, cpus, megs, emu != "tcg", cdrom=emu == "native-kvm")
+    return qemu_cmd(img, workdir, cpus, megs, emu != "tcg", cdrom=emu == "native-kvm",
+                    machine=machine)
 
 
 def dry_run(img, emu, workdir, cpus=1, megs=1024, model=DEFAULT_MODEL):
@@ -252,7 +256,7 @@ def dry_run(img, emu, workdir, cpus=1, megs=1024, model=DEFAULT_MODEL):
 
 
 def run(img, emu, cpus=1, megs=1024, timeout=300, workdir=None, echo=False,
-        model=DEFAULT_MODEL, quiet=False, msrs=None):
+        model=DEFAULT_MODEL, quiet=False, msrs=None, machine="q35"):
     """Boot img; returns (status, serial_text, workdir). emu "native" boots
     a GRUB ISO (make_native_iso) in Bochs without tickvisor."""
     img = os.path.abspath(img)
@@ -264,7 +268,7 @@ def run(img, emu, cpus=1, megs=1024, timeout=300, workdir=None, echo=False,
         if os.path.exists(os.path.join(workdir, name)):
             os.unlink(os.path.join(workdir, name))
     final_re = NATIVE_FINAL_RE if emu.startswith("native") else FINAL_RE
-    cmd = emulator_command(img, emu, workdir, cpus, megs, model, msrs=msrs)
+    cmd = emulator_command(img, emu, workdir, cpus, megs, model, msrs=msrs, machine=machine)
     serial_path = os.path.join(workdir, "com1.log")
     with open(os.path.join(workdir, "emu.out"), "w") as out, \
          open(os.path.join(workdir, "emu.err"), "w") as err:

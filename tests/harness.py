@@ -168,7 +168,7 @@ def run_suite(build, suite):
     t0 = time.monotonic()
     status, serial, _ = emu.run(img, suite.emu, cpus=suite.cpus, megs=suite.megs,
                                 timeout=suite.timeout, workdir=work, quiet=True,
-                                model=suite.model)
+                                model=suite.model, machine=getattr(suite, "machine", "q35"))
     return suite, status, serial, work, time.monotonic() - t0
 
 

@@ -598,6 +598,65 @@ class LinuxSuite(Suite):
 SUITES += [LinuxSuite("linux-2cpu", 2),
            LinuxSuite("linux-2cpu-advance-auto", 2, "timer=preempt advance=auto", stress=100)]
 
+# --- Issue 21.6: the QEMU platform matrix --------------------------------------
+# QEMU TCG has no VMX, but its platform shapes are the host code's only
+# machines besides Bochs's one (PLATFORM.md): QEMU's own ACPI tables, the
+# i440FX and Q35 PM blocks, no HPET, more CPUs than tickvisor used to hold,
+# RAM above 4 GiB. Each boot reports the platform and refuses (status 1).
+REFUSAL = [r"^tickvisor: error: VMX unavailable: this CPU has no VMX",
+           r"^tickvisor: error: no guest runs: VMX unavailable \(reason above\)$",
+           r"^tickvisor: final status 1$"]
+TSC_RE = re.compile(r"^tickvisor: TSC: (\d+) Hz from ", re.M)
+APIC_HZ_RE = re.compile(r"^tickvisor: guest APIC timer: (\d+) Hz \(TSC / (\d+)\)$", re.M)
+
+
+class PlatformSuite(Suite):
+    """One QEMU TCG platform shape: `machine` is QEMU's -machine. Beside
+    its expectations, the guest APIC timer must be the TSC rate divided
+    exactly (DESIGN.md: an exact integer divisor, which CPUID 0x15 states;
+    issue 22.3: TCG's 2.6 GHz TSC gave TSC / 3 rounded down)."""
+
+    def __init__(self, name, machine="q35", cpus=1, megs=1024, expect=(), reject=()):
+        super().__init__(name, "log=info\n", emu="tcg", cpus=cpus, megs=megs, status=1,
+                         timeout=180, expect=list(expect) + REFUSAL, reject=reject)
+        self.machine = machine
+
+    def checks(self, serial):
+        tsc, apic = TSC_RE.search(serial), APIC_HZ_RE.search(serial)
+        if not tsc or not apic:
+            yield False, "guest APIC timer divides the TSC", "no TSC or APIC timer line"
+            return
+        hz, div, rate = int(apic.group(1)), int(apic.group(2)), int(tsc.group(1))
+        yield hz * div == rate, "guest APIC timer divides the TSC", \
+            f"{hz} Hz x {div} = {hz * div}, TSC {rate} Hz"
+
+
+Q35_ACPI = r"^tickvisor: ACPI: RSDP rev 2 \(BOCHS \), MADT, HPET, FADT, I/O APIC$"
+PLATFORM_SUITES = [
+    PlatformSuite("tcg-q35", expect=[
+        Q35_ACPI, r"^tickvisor: ACPI: MADT lists 1 CPU, local APIC at 0xfee00000$",
+        r"^tickvisor: ACPI: FADT PM1a_CNT 0x604, PM timer 0x608 \(24-bit\), reset register$",
+        r"^tickvisor: HPET: 0xfed00000 \(ACPI HPET table\), 100000000 Hz",
+        r"^tickvisor: TSC: \d+ Hz from HPET", r"^tickvisor: 1 CPU \("]),
+    PlatformSuite("tcg-pc", machine="pc", expect=[
+        r"^tickvisor: ACPI: FADT PM1a_CNT 0xb004, PM timer 0xb008 \(24-bit\), reset unsupported$",
+        r"^tickvisor: HPET: 0xfed00000 \(ACPI HPET table\)", r"^tickvisor: TSC: \d+ Hz from HPET"]),
+    PlatformSuite("tcg-q35-nohpet", machine="q35,hpet=off", expect=[
+        r"^tickvisor: ACPI: RSDP rev 2 \(BOCHS \), MADT, FADT, I/O APIC$",
+        r"^tickvisor: HPET: none", r"^tickvisor: ACPI PM timer: port 0x608 \(FADT\)$",
+        r"^tickvisor: TSC: \d+ Hz from ACPI PM timer"]),
+    PlatformSuite("tcg-smp4", cpus=4, expect=[
+        r"^tickvisor: ACPI: MADT lists 4 CPUs, ", r"^tickvisor: 4 CPUs \("]),
+    # More CPUs than tickvisor runs vCPUs on (issue 22.1): the MADT's
+    # count as it is.
+    PlatformSuite("tcg-smp20", cpus=20, expect=[r"^tickvisor: ACPI: MADT lists 20 CPUs, "]),
+    PlatformSuite("tcg-smp64", cpus=64, expect=[r"^tickvisor: ACPI: MADT lists 64 CPUs, "]),
+    PlatformSuite("tcg-512m", megs=512, expect=[r"^tickvisor: memory: 4\d\d MiB free"]),
+    # RAM above 4 GiB in the memory map.
+    PlatformSuite("tcg-6g", megs=6144, expect=[r"^tickvisor: memory: 6\d{3} MiB free"]),
+]
+SUITES += PLATFORM_SUITES
+
 # Suites make test leaves out; `tests/harness.py --only REGEX` runs those the
 # regex names.
 OPT_IN = [BUDGET]

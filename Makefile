@@ -85,6 +85,15 @@ $(BUILD)/gen/x86.inc: drivers/x86_inc.c
 		$(BUILD)/gen/x86.s > $@.tmp && mv $@.tmp $@
 -include $(BUILD)/gen/x86.d
 
+# The screen console's 8x16 font (drivers/fbcon.c): Terminus Font from
+# Debian's console-setup-linux (SIL OFL 1.1), never copied into the tree.
+FONT_PSF  ?= /usr/share/consolefonts/Lat15-Terminus16.psf.gz
+$(BUILD)/gen/font.h: $(FONT_PSF) scripts/gen-font.py
+	$(call say,GEN,$@)
+	@mkdir -p $(dir $@)
+	$(Q)$(PYTHON) scripts/gen-font.py $(FONT_PSF) $@
+$(OBJ)/drivers/fbcon.o: $(BUILD)/gen/font.h
+
 # --- hypervisor -------------------------------------------------------------
 $(OBJ)/boot/%.o: boot/%.c $(BUILD)/gen/version.h
 	$(call say,CC,$<)

@@ -35,6 +35,11 @@ static const char *const end_names[] = {
 	[END_WAIT] = "wait",
 };
 
+static const char *const console_names[] = {
+	[CONSOLE_AUTO] = "auto", [CONSOLE_SERIAL] = "serial", [CONSOLE_SCREEN] = "screen",
+	[CONSOLE_BOTH] = "both",
+};
+
 static int lookup(const char *const *names, size_t n, const char *v)
 {
 	for (size_t i = 0; i < n; i++)
@@ -172,6 +177,11 @@ static int parse_option(struct cfg_ctx *x, struct tv_options *o,
 			return cfg_error(x, "end must be auto, poweroff, halt or wait, not", val);
 		o->end = (enum end_mode)i;
 		o->set |= OPT_SET_END;
+	} else if (!strcmp(key, "console")) {
+		if ((i = lookup(console_names, ARRAY_SIZE(console_names), val)) < 0)
+			return cfg_error(x, "console must be auto, serial, screen or both, not", val);
+		o->console = (enum console_sel)i;
+		o->set |= OPT_SET_CONSOLE;
 	} else {
 		return 1;
 	}
@@ -317,6 +327,8 @@ static int guest_kv(struct cfg_ctx *x, struct guest_spec *g, char *tok)
 	key = tok;
 	if (!strcmp(key, "end"))
 		return cfg_error(x, "end= ends the whole run: a global option, not a guest's:", tok);
+	if (!strcmp(key, "console"))
+		return cfg_error(x, "console= is tickvisor's: a global option, not a guest's:", tok);
 	if ((r = parse_option(x, &g->opts, key, val)) <= 0)
 		return r;
 	if (!strcmp(key, "mem")) {
@@ -518,6 +530,8 @@ static void options_overlay(struct tv_options *dst, const struct tv_options *src
 		dst->if0_quirks = src->if0_quirks;
 	if (src->set & OPT_SET_END)
 		dst->end = src->end;
+	if (src->set & OPT_SET_CONSOLE)
+		dst->console = src->console;
 	dst->set |= src->set;
 }
 

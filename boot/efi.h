@@ -35,6 +35,10 @@ EFI_STATUS efi_read_file(EFI_HANDLE image, const char *path, void **data, UINT64
  * its lines reach the serial port through the firmware already. */
 bool efi_conout_has_com1(void);
 
+/* The GOP's current mode as a framebuffer the screen console can draw on;
+ * NULL, or why there is none (fb->format is then FB_NONE). */
+const char *efi_gop_screen(struct fb_info *fb);
+
 /* Enumerates CPUs with EFI_MP_SERVICES_PROTOCOL (CPUID fallback: 1 CPU). */
 void efi_enum_cpus(struct boot_info *bi);
 

@@ -368,6 +368,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	load_guests(image, bi);
 	efi_check_vmx(bi);
 	bi->rsdp = efi_find_rsdp();
+	bi->screen_none = efi_gop_screen(&bi->screen);
 	stack = alloc_pages(BSP_STACK_PAGES);
 	exit_boot_services(image, bi);
 	handoff(bi, stack + BSP_STACK_PAGES * EFI_PAGE_SIZE);

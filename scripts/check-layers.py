@@ -33,6 +33,7 @@ GENERATED = {
     "version.h": None,              # the git revision (Makefile)
     "offsets.inc": "vmx",           # struct offsets from vmx/offsets.c
     "x86.inc": "drivers",           # CR/EFER/MSR constants from drivers/x86_inc.c
+    "font.h": "drivers",            # the screen console's font (scripts/gen-font.py)
 }
 
 SOURCE_RE = re.compile(r"\.(c|h|asm|inc|S)$")

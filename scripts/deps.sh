@@ -27,6 +27,7 @@ need=(
 	xz-utils:/usr/bin/xz
 	binutils:/usr/bin/objcopy
 	patch:/usr/bin/patch
+	console-setup-linux:/usr/share/consolefonts/Lat15-Terminus16.psf.gz
 )
 
 missing=()

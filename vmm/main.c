@@ -3,6 +3,7 @@
 #include "drivers/io.h"
 #include "drivers/serial.h"
 #include "vmm/host/boot_info.h"
+#include "vmm/host/console.h"
 #include "vmm/exit.h"
 #include "vmm/guest.h"
 #include "vmm/host/irq.h"
@@ -33,6 +34,7 @@ static void host_init(struct boot_info *bi)
 	bsp = cpu_alloc(0, 0);
 	cpu_init(bsp);
 	paging_init(bi);
+	console_init(bi);
 	mem_reclaim_boot_services(bi);
 	serial_set_buffer(mem_alloc(LOG_RING_SIZE), LOG_RING_SIZE);
 	pr_info("memory: %lu MiB free for guests and tickvisor (largest block %lu MiB)",

@@ -636,6 +636,25 @@ static void test_end(void **state)
 	expect_load_err("x end=", "end must be auto, poweroff, halt or wait, not ''");
 }
 
+/* console= (issue 21.2): global only, as end=. */
+static void test_console(void **state)
+{
+	parse_ok("");
+	assert_int_equal(cfg.opts.console, CONSOLE_AUTO);
+	parse_ok("console=screen");
+	assert_int_equal(cfg.opts.console, CONSOLE_SCREEN);
+	assert_int_equal(cfg.opts.set, OPT_SET_CONSOLE);
+	parse_ok("console=both\nconsole=serial");
+	assert_int_equal(cfg.opts.console, CONSOLE_SERIAL);
+	expect_err("console=vga", 1, "console must be auto, serial, screen or both, not 'vga'");
+	expect_err("guest a img console=serial", 1,
+		   "console= is tickvisor's: a global option, not a guest's: 'console'");
+	parse_ok("console=serial\n");
+	assert_int_equal(load("x console=screen"), 0);
+	config_resolve(&cfg, &lo, lo_lvl, lo_trace, lo_lvl_set);
+	assert_int_equal(cfg.opts.console, CONSOLE_SCREEN);
+}
+
 /* --- load options ------------------------------------------------------ */
 
 static void test_load_options(void **state)
@@ -998,6 +1017,7 @@ int main(void)
 		cmocka_unit_test(test_if0_quirks),
 		cmocka_unit_test(test_log_trace),
 		cmocka_unit_test(test_end),
+		cmocka_unit_test(test_console),
 		cmocka_unit_test(test_load_options),
 		cmocka_unit_test(test_errors_basic),
 		cmocka_unit_test(test_errors_limits),

@@ -7,7 +7,7 @@
 UNIT_CC     := gcc
 UNIT_CFLAGS := -std=gnu11 -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
                -fno-omit-frame-pointer -Wall -Wextra -Werror -Wno-unused-parameter \
-               -I. -DTV_HOST_TEST
+               -I. -I$(BUILD)/gen -DTV_HOST_TEST
 UNIT_LIBS   := -lcmocka
 UNIT_OUT    := $(BUILD)/unit
 
@@ -31,6 +31,7 @@ UNIT_SRC_caps := vmx/caps_cmp.c drivers/fmt.c drivers/string.c
 UNIT_SRC_preempt :=
 UNIT_SRC_entry_plan :=
 UNIT_SRC_rtc := vmm/dev/dev_rtc.c drivers/calendar.c timer/timebase.c
+UNIT_SRC_fbcon := drivers/fbcon.c drivers/string.c
 
 UNIT_TESTS  := $(patsubst tests/unit/test_%.c,%,$(wildcard tests/unit/test_*.c))
 UNIT_BINS   := $(UNIT_TESTS:%=$(UNIT_OUT)/test_%)
@@ -47,6 +48,9 @@ $(UNIT_OUT)/obj/%.o: %.c
 # Kept, not deleted as intermediates (their .d files name them as targets,
 # so a later make would rebuild them all once).
 .SECONDARY: $(UNIT_OBJS)
+
+# The screen console's font is generated (Makefile, FONT_PSF).
+$(UNIT_OUT)/obj/drivers/fbcon.o $(UNIT_OUT)/obj/tests/unit/test_fbcon.o: $(BUILD)/gen/font.h
 
 # In a pattern rule's prerequisites make puts the stem for every % before
 # the second expansion, so the % of unit_objs must not be written here.

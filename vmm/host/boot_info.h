@@ -8,6 +8,7 @@
 #ifndef VMM_HOST_BOOT_INFO_H
 #define VMM_HOST_BOOT_INFO_H
 
+#include "drivers/fbcon.h"
 #include "vmm/host/options.h"
 
 #define TV_VERSION "0.1.0"
@@ -50,6 +51,10 @@ struct boot_info {
 	 * IA32_FEATURE_CONTROL. */
 	const char *vmx_unusable;
 	bool feature_control_locked;
+	/* The GOP framebuffer for the screen console; format FB_NONE and
+	 * screen_none the reason when there is none. */
+	struct fb_info screen;
+	const char *screen_none;
 	char cfg_path[TV_PATH_LEN];
 	struct tv_config cfg;
 };

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include <stdarg.h>
+#include "drivers/fbcon.h"
 #include "drivers/fmt.h"
 #include "drivers/serial.h"
 #include "vmm/host/log.h"
@@ -13,6 +14,7 @@ uint32_t trace_mask;
 
 static void (*console_hook)(const char *s, size_t n);
 static bool serial_off;         /* before EBS, when the firmware's console has COM1 */
+static bool screen_off;         /* console=serial, or no screen to draw on */
 static struct spinlock log_lock;
 static bool defer;              /* guests run: queue tickvisor's own lines */
 static bool no_lock;            /* panicking: the holder may be the CPU that faulted */
@@ -45,6 +47,11 @@ void log_set_serial(bool on)
 	serial_off = !on;
 }
 
+void log_set_screen(bool on)
+{
+	screen_off = !on;
+}
+
 static void emit(const char *s, size_t n, bool raw)
 {
 	if (serial_off) {
@@ -59,6 +66,14 @@ static void emit(const char *s, size_t n, bool raw)
 	}
 	if (console_hook)
 		console_hook(s, n);
+	/* Queued before the screen console starts too: it then shows what
+	 * the firmware's console showed. Drawn later while deferred (video
+	 * memory is slow; a guest runs). */
+	if (!screen_off) {
+		fbcon_queue(s, n);
+		if (!defer)
+			fbcon_flush();
+	}
 }
 
 /* One line: the prefix, then `head` (may be empty), then the message. */
@@ -115,8 +130,11 @@ void log_defer(bool on)
 {
 	log_lock_take();
 	defer = on;
-	if (!on)
+	if (!on) {
 		serial_flush();
+		if (!screen_off)
+			fbcon_flush();
+	}
 	log_lock_drop();
 }
 
@@ -124,5 +142,7 @@ void log_flush(void)
 {
 	log_lock_take();
 	serial_flush();
+	if (!screen_off)
+		fbcon_flush();
 	log_lock_drop();
 }

@@ -21,6 +21,9 @@ void log_set_console(void (*hook)(const char *s, size_t n));
 /* Whether lines go to the serial port directly (default on): off while a
  * console hook already writes them there (boot/efi_conout.c). */
 void log_set_serial(bool on);
+/* Whether lines go to the screen console (drivers/fbcon.c; default on:
+ * queued until it starts, vmm/host/console.c). */
+void log_set_screen(bool on);
 void log_printf(enum log_level lvl, const char *fmt, ...) __printf(2, 3);
 /* Raw bytes (guest serial output): no prefix, no newline added. */
 void log_raw(const char *s, size_t n);

@@ -30,6 +30,15 @@ enum end_mode {
 	END_WAIT,               /* show the summary, power off after a key */
 };
 
+/* Where the log goes after ExitBootServices (console=); before it, the
+ * firmware's console shows it too. */
+enum console_sel {
+	CONSOLE_AUTO,           /* every console found: the serial port and the screen */
+	CONSOLE_SERIAL,         /* the serial port only */
+	CONSOLE_SCREEN,         /* the screen only */
+	CONSOLE_BOTH,           /* both, and say so where one is missing */
+};
+
 enum log_level {
 	LOG_ERROR,
 	LOG_WARN,
@@ -66,6 +75,7 @@ struct tv_options {
 	int32_t housekeeping;           /* CPU posting timer expiries, HOUSEKEEPING_AUTO */
 	bool if0_quirks;                /* IF=0 window and stop poll on every CPU, not only where probed */
 	enum end_mode end;              /* global only: how the run ends */
+	enum console_sel console;       /* global only: where the log goes */
 	uint32_t set;                   /* OPT_SET_* bits */
 };
 
@@ -79,6 +89,7 @@ struct tv_options {
 #define OPT_SET_HOUSEKEEPING BIT(7)
 #define OPT_SET_IF0_QUIRKS  BIT(8)
 #define OPT_SET_END         BIT(9)
+#define OPT_SET_CONSOLE     BIT(10)
 
 /* housekeeping=auto: the lowest CPU that runs none of the guest's vCPUs. */
 #define HOUSEKEEPING_AUTO   (-1)

@@ -22,6 +22,10 @@ static uint64_t map_top(const struct boot_info *bi)
 
 	for (uint32_t i = 0; i < bi->nmem; i++)
 		top = MAX(top, bi->mem[i].base + bi->mem[i].size);
+	/* The GOP framebuffer may sit above 4 GiB and outside the memory map
+	 * (a 64-bit BAR). */
+	if (bi->screen.format != FB_NONE)
+		top = MAX(top, bi->screen.base + bi->screen.size);
 	return ALIGN_UP(top, GiB);
 }
 

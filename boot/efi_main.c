@@ -137,7 +137,7 @@ static void efi_check_vmx(struct boot_info *bi)
 		return;
 	}
 	pr_err("error: VMX unavailable: %s", c.unusable);
-	if (power_end_mode(efi_end, &why) != END_POWEROFF)
+	if (power_end_mode(efi_end, &why) == END_WAIT)
 		efi_end_run(1);
 	bi->vmx_unusable = c.unusable;
 }

@@ -159,15 +159,19 @@ def bochs_cmd(img, workdir, cpus, megs, model, native=False, msrs=None):
     return [binary, "-q", "-unlock", "-f", rc, "-rc", cont]
 
 
-def qemu_cmd(img, workdir, cpus, megs, kvm, cdrom=False, machine="q35"):
+def qemu_cmd(img, workdir, cpus, megs, kvm, cdrom=False, machine="q35", screen=False):
     # A GRUB ISO (native baseline) boots with SeaBIOS, an ESP with OVMF.
     # machine: QEMU's -machine value, the platform shape (q35, pc,
-    # q35,hpet=off: PLATFORM.md).
+    # q35,hpet=off: PLATFORM.md). screen: a VGA (OVMF gives it a GOP) and a
+    # monitor socket in workdir for `screendump`.
     boot = ["-cdrom", img] if cdrom else ["-bios", OVMF, "-drive", f"format=raw,file={img}"]
+    monitor = [f"unix:{workdir}/monitor.sock,server,nowait"] if screen else ["none"]
     cmd = [QEMU, "-machine", machine, "-m", str(megs), "-smp", str(cpus),
-           "-display", "none", "-monitor", "none", "-no-reboot", "-nodefaults", *boot,
+           "-display", "none", "-monitor", *monitor, "-no-reboot", "-nodefaults", *boot,
            "-serial", f"file:{workdir}/com1.log",
            "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
+    if screen:
+        cmd += ["-vga", "std"]
     if kvm:
         cmd += ["-enable-kvm", "-cpu", "host,+vmx"]
     return cmd
@@ -216,7 +220,7 @@ def make_native_iso(elf, cmdline, out):
 
 
 def emulator_command(img, emu, workdir, cpus=1, megs=1024, model=DEFAULT_MODEL,
-                     need_kvm=True, msrs=None, machine="q35"):
+                     need_kvm=True, msrs=None, machine="q35", screen=False):
     """The command that boots img in emu (writing Bochs's bochsrc into
     workdir). need_kvm=False skips the /dev/kvm check (--dry-run);
     machine is QEMU's -machine (Bochs has one)."""
@@ -228,7 +232,7 @@ def emulator_command(img, emu, workdir, cpus=1, megs=1024, model=DEFAULT_MODEL,
     if emu in ("bochs", "native"):
         return bochs_cmd(img, workdir, cpus, megs, model, native=emu == "native", msrs=msrs)
     return qemu_cmd(img, workdir, cpus, megs, emu != "tcg", cdrom=emu == "native-kvm",
-                    machine=machine)
+                    machine=machine, screen=screen)
 
 
 def dry_run(img, emu, workdir, cpus=1, megs=1024, model=DEFAULT_MODEL):
@@ -256,9 +260,11 @@ def dry_run(img, emu, workdir, cpus=1, megs=1024, model=DEFAULT_MODEL):
 
 
 def run(img, emu, cpus=1, megs=1024, timeout=300, workdir=None, echo=False,
-        model=DEFAULT_MODEL, quiet=False, msrs=None, machine="q35"):
+        model=DEFAULT_MODEL, quiet=False, msrs=None, machine="q35", screendump=None):
     """Boot img; returns (status, serial_text, workdir). emu "native" boots
-    a GRUB ISO (make_native_iso) in Bochs without tickvisor."""
+    a GRUB ISO (make_native_iso) in Bochs without tickvisor. screendump
+    (QEMU only): the screen is saved there as PPM once the final status
+    line is seen; the machine must still run then (end=halt)."""
     img = os.path.abspath(img)
     if not os.path.exists(img):
         sys.exit(f"tickvisor-run: image not found: {img} (run `make` first)")
@@ -268,13 +274,18 @@ def run(img, emu, cpus=1, megs=1024, timeout=300, workdir=None, echo=False,
         if os.path.exists(os.path.join(workdir, name)):
             os.unlink(os.path.join(workdir, name))
     final_re = NATIVE_FINAL_RE if emu.startswith("native") else FINAL_RE
-    cmd = emulator_command(img, emu, workdir, cpus, megs, model, msrs=msrs, machine=machine)
+    cmd = emulator_command(img, emu, workdir, cpus, megs, model, msrs=msrs, machine=machine,
+                           screen=bool(screendump))
+    def on_final():
+        time.sleep(1)   # the screen is drawn after the serial line
+        take_screendump(os.path.join(workdir, "monitor.sock"), screendump)
     serial_path = os.path.join(workdir, "com1.log")
     with open(os.path.join(workdir, "emu.out"), "w") as out, \
          open(os.path.join(workdir, "emu.err"), "w") as err:
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
                                 cwd=workdir, start_new_session=True)
-        status, serial, timed_out = watch(proc, serial_path, timeout, echo, final_re)
+        status, serial, timed_out = watch(proc, serial_path, timeout, echo, final_re,
+                                          on_final if screendump else None)
     if status is None:
         why = (f"timed out after {timeout} s" if timed_out
                else f"no '{final_re.pattern[1:]}' line (the emulator stopped early)")
@@ -335,9 +346,31 @@ class FinalLine:
         return self.match
 
 
-def watch(proc, serial_path, timeout, echo, final_re=FINAL_RE):
+def take_screendump(sock_path, out, wait_s=10):
+    """QEMU monitor `screendump OUT` (PPM) over its socket; True once the
+    file is complete (its header's size arrived)."""
+    import socket
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.settimeout(wait_s)
+        sock.connect(sock_path)
+        sock.sendall(f"screendump {out}\n".encode())
+        deadline = time.monotonic() + wait_s
+        while time.monotonic() < deadline:
+            try:
+                data = open(out, "rb").read()
+                w, h = (int(x) for x in data.split(b"\n", 3)[1].split())
+                if len(data) >= w * h * 3:
+                    return True
+            except (OSError, ValueError, IndexError):
+                pass
+            time.sleep(0.1)
+    return False
+
+
+def watch(proc, serial_path, timeout, echo, final_re=FINAL_RE, on_final=None):
     """Poll the serial log until the emulator exits, the final status line
-    has been seen (plus a grace period), or the timeout expires."""
+    has been seen (plus a grace period), or the timeout expires. on_final
+    runs once when the final line appears; the machine is then stopped."""
     start, seen_final, timed_out = time.monotonic(), None, False
     log, final = SerialLog(serial_path), FinalLine(final_re)
     try:
@@ -348,6 +381,10 @@ def watch(proc, serial_path, timeout, echo, final_re=FINAL_RE):
                 sys.stdout.flush()
             if final.feed(log.text) and seen_final is None:
                 seen_final = time.monotonic()
+                if on_final:
+                    on_final()
+                    kill(proc)
+                    break
             if proc.poll() is not None:
                 break
             now = time.monotonic()

@@ -166,9 +166,14 @@ def run_suite(build, suite):
         work = os.path.join(build, "test", suite.name)
         return suite, None, f"harness: cannot make the suite's ESP: {e}\n", work, 0.0
     t0 = time.monotonic()
+    suite.workdir = work
+    shot = os.path.join(work, "screen.ppm") if getattr(suite, "screen", False) else None
+    if shot and os.path.exists(shot):
+        os.unlink(shot)
     status, serial, _ = emu.run(img, suite.emu, cpus=suite.cpus, megs=suite.megs,
                                 timeout=suite.timeout, workdir=work, quiet=True,
-                                model=suite.model, machine=getattr(suite, "machine", "q35"))
+                                model=suite.model, machine=getattr(suite, "machine", "q35"),
+                                screendump=shot)
     return suite, status, serial, work, time.monotonic() - t0
 
 

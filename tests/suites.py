@@ -660,3 +660,88 @@ SUITES += PLATFORM_SUITES
 # Suites make test leaves out; `tests/harness.py --only REGEX` runs those the
 # regex names.
 OPT_IN = [BUDGET]
+
+
+# --- Issue 21.2: the screen console, as QEMU's VGA shows it --------------------
+FONT_ROW_RE = re.compile(r"^\t\{ ([^}]*) \},", re.M)
+
+
+def load_font(path):
+    """The glyph rows of build/gen/font.h (scripts/gen-font.py), 0x20..0x7e."""
+    with open(path) as f:
+        rows = FONT_ROW_RE.findall(f.read())
+    return [[int(b, 16) for b in r.split(", ")] for r in rows]
+
+
+def read_ppm(path):
+    """(width, height, RGB bytes) of a binary PPM as QEMU's screendump writes."""
+    with open(path, "rb") as f:
+        data = f.read()
+    magic, dims, maxval, pixels = data.split(b"\n", 3)
+    if magic != b"P6" or maxval != b"255":
+        raise ValueError(f"{path}: not an 8-bit P6 PPM")
+    w, h = (int(x) for x in dims.split())
+    return w, h, pixels[:w * h * 3]
+
+
+def screen_colour(line):
+    """What tickvisor's screen should colour a line (DESIGN.md, "Consoles"):
+    errors and failures red, passes green, skips yellow, the rest grey."""
+    for prefix, rgb in (("tickvisor: error", (0xff, 0x50, 0x50)), ("FAIL:", (0xff, 0x50, 0x50)),
+                        ("PASS:", (0x40, 0xe0, 0x40)), ("SKIP:", (0xf0, 0xd0, 0x40))):
+        if line.startswith(prefix):
+            return rgb
+    return (0xc0, 0xc0, 0xc0)
+
+
+def screen_mismatches(lines, font, w, pixels, height=16):
+    """Pixels of the text region where the screen differs from `lines`
+    drawn with `font` (8 x height cells from the top left), at most 5."""
+    bad = []
+    for row, line in enumerate(lines):
+        fg = screen_colour(line)
+        for col, ch in enumerate(line[:w // 8]):
+            glyph = font[ord(ch) - 0x20] if 0x20 <= ord(ch) <= 0x7e else font[ord("?") - 0x20]
+            for y in range(height):
+                for x in range(8):
+                    want = fg if glyph[y] & (0x80 >> x) else (0, 0, 0)
+                    off = ((row * height + y) * w + col * 8 + x) * 3
+                    got = tuple(pixels[off:off + 3])
+                    if got != want and len(bad) < 5:
+                        bad.append(f"row {row} col {col} ({ch!r}) pixel {x},{y}: {got} != {want}")
+    return bad
+
+
+class ScreenSuite(PlatformSuite):
+    """QEMU TCG with its standard VGA (OVMF's GOP, 32 bpp): tickvisor must
+    draw on the screen exactly the lines it printed on the serial port,
+    from the first one (printed before ExitBootServices, drawn again
+    after it) to the final status. end=halt keeps the machine running for
+    the screendump (PPM, build/test/NAME/screen.ppm)."""
+
+    def __init__(self, name):
+        super().__init__(name, expect=[r"^tickvisor: screen: 1280x800, 32 bpp BGR at 0x[0-9a-f]+ "
+                                       r"\(160 x 50 characters\)$"])
+        self.config = "log=info\nend=halt\n"
+        self.screen = True
+
+    def checks(self, serial):
+        yield from super().checks(serial)
+        lines = []
+        for line in serial.splitlines():
+            if line.startswith("tickvisor: "):
+                lines.append(line)
+            if line.startswith("tickvisor: final status"):
+                break
+        shot = os.path.join(self.workdir, "screen.ppm")
+        if not os.path.exists(shot):
+            yield False, "screen shows the serial lines", "no screendump"
+            return
+        font = load_font(os.path.join(self.workdir, "..", "..", "gen", "font.h"))
+        w, h, pixels = read_ppm(shot)
+        bad = screen_mismatches(lines, font, w, pixels)
+        yield not bad and len(lines) > 10, "screen shows the serial lines", \
+            f"{len(lines)} lines compared: " + "; ".join(bad)
+
+
+SUITES.append(ScreenSuite("tcg-screen"))

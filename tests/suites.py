@@ -43,6 +43,17 @@ TESTS = guestcfg.load()
 BY_NAME = {t.name: t for t in TESTS}
 
 
+def test_of(suite, guest):
+    """The unittests.cfg test whose min_pass and declarations hold for
+    `guest` of `suite`: the one suite.tests names for it, else the test of
+    that name or of the name before its '.RUN'; None for a guest of no
+    test (its every SKIP line then fails)."""
+    tests = getattr(suite, "tests", {})
+    if guest in tests:
+        return tests[guest]
+    return BY_NAME.get(guest) or BY_NAME.get(guest.split(".")[0])
+
+
 def guest_suite(name, tests, cpus=1, run=None, extra="", timeout=900):
     """One boot running `tests` (with one variant's options)."""
     lines = [t.guest_line(run, extra) for t in tests]

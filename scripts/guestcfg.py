@@ -170,7 +170,10 @@ class Test:
 def load(path=UNITTESTS):
     cp = configparser.ConfigParser(interpolation=None, inline_comment_prefixes=("#",))
     with open(path) as f:
-        cp.read_file(f)
+        try:
+            cp.read_file(f)
+        except configparser.Error as e:
+            raise ConfigError(f"{path}: {e}")
     return [Test(name, cp[name], path) for name in cp.sections()]
 
 

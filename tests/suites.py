@@ -533,17 +533,6 @@ BUDGET = BudgetSuite("bench-budget", bench_budget.config(), guests=bench_budget.
 import linux_guest  # noqa: E402  (tests/; the harness puts it on the path)
 
 
-# guest-tests/linux/init's checks: each `check` call, the clockevent and
-# CPU-count ones included (LinuxSuite passes both). Its SUMMARY must name
-# exactly as many: 0 checks would mean /init checked nothing.
-LINUX_INIT = os.path.join(guestcfg.ROOT, "guest-tests", "linux", "init")
-
-
-def linux_init_checks(path=LINUX_INIT):
-    with open(path) as f:
-        return len(re.findall(r"^[^#\n]*\bcheck \$", f.read(), re.M))
-
-
 class LinuxSuite(Suite):
     """One boot of Debian's cloud kernel with the cyclictest initramfs
     (scripts/linux-guest.py) on `cpus` vCPUs. The kernel and initrd are
@@ -561,7 +550,7 @@ class LinuxSuite(Suite):
             rf"linux-guest: cpus online: 0-{cpus - 1} \({cpus}\)$",
             *(rf"linux-guest: clockevent: clockevent{n}: lapic-deadline$" for n in range(cpus)),
             r"linux-guest: cyclictest: # Max Latencies:( +\d+){%d}$" % cpus,
-            rf"linux-guest: SUMMARY: {linux_init_checks()} checks, 0 failed$",
+            rf"linux-guest: SUMMARY: {linux_guest.init_checks()} checks, 0 failed$",
             # The kernel's default on Bochs's Skylake-X (Meltdown-affected
             # by its CPU tables): PTI, whose entry code died of an
             # interrupt taken with IF=0 (guest-tests/intr_if_blocked.c).

@@ -248,10 +248,10 @@ class DoneLines(unittest.TestCase):
             f.write('check() {\n  # check OK|FAIL\n}\n[ -n "$x" ] && check $ok "x"\n'
                     'check $r "y"\n# check $r "commented out"\n')
         try:
-            self.assertEqual(suites.linux_init_checks(f.name), 2)
+            self.assertEqual(linux_guest.init_checks(f.name), 2)
         finally:
             os.unlink(f.name)
-        n = suites.linux_init_checks()
+        n = linux_guest.init_checks()
         self.assertGreater(n, 0)
         for s in suites.SUITES:
             if isinstance(s, suites.LinuxSuite):

@@ -264,6 +264,24 @@ class DoneLines(unittest.TestCase):
                     self.assertFalse([p for p in s.reject if "qemu" in p])
 
 
+class TestOf(unittest.TestCase):
+    """Which unittests.cfg test's declarations hold for a suite's guest."""
+
+    def test_runs_and_renamed_guests(self):
+        by = {s.name: s for s in suites.SUITES}
+        self.assertIs(suites.test_of(by["guests-apicv-off"], "basic.apicv-off"),
+                      suites.BY_NAME["basic"])
+        self.assertIs(suites.test_of(by["containment-posted"], "bsp_housekeeper"),
+                      suites.BY_NAME["basic"])
+        self.assertIsNone(suites.test_of(by["containment-posted"], "cpu_missing"))
+
+    def test_every_guest_suite_guest_has_its_test(self):
+        for s in suites.SUITES:
+            if s.name.startswith(("guests", "smp-")):
+                for name, _ in s.guests:
+                    self.assertIsNotNone(suites.test_of(s, name), f"{s.name}/{name}")
+
+
 class RealKernel(unittest.TestCase):
     """test_real_kernel gets the image's kernel, fails on a bad one, and
     skips only when the harness has none to give."""

@@ -35,7 +35,6 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 sys.path.insert(0, os.path.join(ROOT, "tests"))
 import emu  # noqa: E402
-import guestcfg  # noqa: E402
 import linux_guest  # noqa: E402
 import suites  # noqa: E402
 
@@ -63,8 +62,8 @@ HOST_DECLARATIONS = [
 def checks_line(sites, skipped, xfailed):
     """The line after `N passed, N failed`: how many distinct check sites
     ran (a guest's PASS text under guests, guests-apicv-off and smp-2cpu is
-    one site; see guest_site()), how many checks ran in
-    all configurations, and the declared skips and known bugs."""
+    one site; see guest_site()), how many checks ran in all
+    configurations, and the declared skips and known bugs."""
     return (f"checks: {len(set(sites))} distinct sites, {len(sites)} configuration runs, "
             f"{skipped} skipped (declared), {xfailed} xfail")
 

@@ -15,11 +15,36 @@ unittests.cfg (kvm-unit-tests style): one [NAME] section per test with
              advance (advance=auto); default none
   options  = extra tickvisor options for every run of it, KEY=VALUE ...
 
+and what make test (tests/harness.py) holds each run of it to:
+  min_pass = N   required: the fewest PASS lines a run may print; fewer
+                 fails the run ("ran 3 of at least 12 checks"). Set it to
+                 the count a run prints today.
+  skip     = REGEX => REASON
+                 a SKIP line the test prints on purpose: REGEX is searched
+                 (Python re) in the text after "SKIP: ", REASON says why.
+                 One per line; indent the lines after the first.
+  xfail    = REGEX => REASON
+                 a known bug: a SKIP or XFAIL line matching REGEX counts as
+                 XFAIL with REASON; a PASS line matching it is XPASS, a
+                 failure that says the bug is fixed and the declaration
+                 is to go. Same form as skip.
+  KEY@GLOB = ...
+                 min_pass, skip or xfail for the make test suites whose
+                 name matches the fnmatch GLOB only (skip@smp-4cpu,
+                 min_pass@cpu-*-guests). A qualified min_pass replaces the
+                 plain one (the first that matches, in file order);
+                 qualified skips and xfails add to the plain ones.
+Every other SKIP or XFAIL line fails the run, and so does a declaration
+that applies to a run and matches none of its lines (a stale one: the
+skip no longer happens, remove it).
+
     guestcfg.py bundled OUT      write the tickvisor.cfg for `make run`
     guestcfg.py smp OUT          write smp.cfg (the tests needing several CPUs)
 """
 import configparser
+import fnmatch
 import os
+import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -48,8 +73,54 @@ def config(guest_lines):
     return "\n".join(GLOBALS + list(guest_lines)) + "\n"
 
 
+class ConfigError(ValueError):
+    """unittests.cfg says something impossible, or leaves out min_pass."""
+
+
+class Declaration:
+    """One skip or xfail of a test: kind, the suites it applies to (an
+    fnmatch glob), the regex of the line's text and the reason."""
+
+    def __init__(self, kind, glob, regex, reason):
+        self.kind, self.glob, self.reason = kind, glob, reason
+        self.regex = re.compile(regex)
+
+    def applies(self, suite):
+        return fnmatch.fnmatchcase(suite, self.glob)
+
+    def matches(self, text):
+        return self.regex.search(text) is not None
+
+    def __repr__(self):
+        where = "" if self.glob == "*" else f"@{self.glob}"
+        return f"{self.kind}{where} = {self.regex.pattern} => {self.reason}"
+
+
+def _key(key):
+    """'min_pass@cpu-*' -> ('min_pass', 'cpu-*'); a plain key applies to
+    every suite ('*')."""
+    base, _, glob = key.partition("@")
+    return base, glob or "*"
+
+
+def _declarations(where, kind, glob, value):
+    out = []
+    for line in value.splitlines():
+        if not line.strip():
+            continue
+        regex, sep, reason = line.partition(" => ")
+        if not sep or not regex.strip() or not reason.strip():
+            raise ConfigError(f"{where}: {kind}: '{line.strip()}' is not 'REGEX => REASON'")
+        try:
+            out.append(Declaration(kind, glob, regex.strip(), reason.strip()))
+        except re.error as e:
+            raise ConfigError(f"{where}: {kind}: bad regex '{regex.strip()}': {e}")
+    return out
+
+
 class Test:
-    def __init__(self, name, sec):
+    def __init__(self, name, sec, path=UNITTESTS):
+        where = f"{path}: [{name}]"
         self.name = name
         self.file = sec.get("file", f"{name}.elf")
         self.args = sec.get("args", "")
@@ -61,7 +132,32 @@ class Test:
         self.options = sec.get("options", "")
         for v in self.variants:
             if v not in VARIANT_RUNS:
-                sys.exit(f"{UNITTESTS}: [{name}]: unknown variant '{v}'")
+                raise ConfigError(f"{where}: unknown variant '{v}'")
+        self.min_pass = []      # (glob, N): qualified in file order, then '*'
+        self.declarations = []
+        for key, value in sec.items():
+            base, glob = _key(key)
+            if base == "min_pass":
+                try:
+                    n = int(value)
+                except ValueError:
+                    raise ConfigError(f"{where}: {key} = {value}: not a number")
+                self.min_pass.append((glob, n))
+            elif base in ("skip", "xfail"):
+                self.declarations += _declarations(where, base, glob, value)
+            elif glob != "*":
+                raise ConfigError(f"{where}: {key}: only min_pass, skip and xfail take @SUITE")
+        self.min_pass.sort(key=lambda g: g[0] == "*")     # stable: file order kept
+        if not any(g == "*" for g, _ in self.min_pass):
+            raise ConfigError(f"{where}: no min_pass (the fewest PASS lines a run prints)")
+
+    def min_pass_for(self, suite):
+        """The fewest PASS lines this test's run in `suite` may print."""
+        return next(n for g, n in self.min_pass if fnmatch.fnmatchcase(suite, g))
+
+    def declarations_for(self, suite):
+        """The skips and xfails that apply to this test's run in `suite`."""
+        return [d for d in self.declarations if d.applies(suite)]
 
     def guest_line(self, run=None, extra=""):
         """The tickvisor.cfg line of this test, for one run."""
@@ -74,8 +170,11 @@ class Test:
 def load(path=UNITTESTS):
     cp = configparser.ConfigParser(interpolation=None, inline_comment_prefixes=("#",))
     with open(path) as f:
-        cp.read_file(f)
-    return [Test(name, cp[name]) for name in cp.sections()]
+        try:
+            cp.read_file(f)
+        except configparser.Error as e:
+            raise ConfigError(f"{path}: {e}")
+    return [Test(name, cp[name], path) for name in cp.sections()]
 
 
 def bundled(tests, smp):
@@ -91,7 +190,10 @@ def bundled(tests, smp):
 def main():
     if len(sys.argv) != 3 or sys.argv[1] not in ("bundled", "smp"):
         sys.exit(__doc__)
-    out = bundled(load(), sys.argv[1] == "smp")
+    try:
+        out = bundled(load(), sys.argv[1] == "smp")
+    except ConfigError as e:
+        sys.exit(f"guestcfg: error: {e}")
     with open(sys.argv[2] + ".tmp", "w") as f:
         f.write(out)
     os.replace(sys.argv[2] + ".tmp", sys.argv[2])

@@ -27,6 +27,7 @@ sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import emu  # noqa: E402
 import guestcfg  # noqa: E402
 sys.path.insert(0, os.path.join(ROOT, "tests"))
+import bench_goals  # noqa: E402
 import bench_linux  # noqa: E402
 
 BENCH_RE = re.compile(r"^BENCH name=(\S+) unit=(\S+) n=(\d+) min=(-?\d+) p50=(-?\d+) "
@@ -166,89 +167,136 @@ def headline_value(fig):
     return fig.get("p50") if fig else None
 
 
+def missing(name, *what):
+    """A goal whose figures are missing: not met, saying which."""
+    return (name, False, "figure missing: " + ", ".join(what))
+
+
+def p50_of(res, cfg, name):
+    return headline_value(res["configs"].get(cfg, {}).get(name))
+
+
+def goal(name, values, ok, detail):
+    """(name, ok, detail) over values {label: figure or None}: not met,
+    naming the missing figures, if any is None."""
+    gone = [k for k, v in values.items() if v is None]
+    if gone:
+        return missing(name, *gone)
+    return (name, bool(ok(*values.values())), detail(*values.values()))
+
+
 def goals(res):
-    """The goals of issue 7, evaluated on the measured figures."""
+    """The goals of issue 7, evaluated on the measured figures. Every goal
+    is evaluated: one whose figure is missing (a configuration that
+    crashed) is not met. Exit counts are compared exactly, as integers."""
     out = []
+    if res["configs"]:
+        out += latency_goals(res) + [drift_goal(res)] + cost_goals(res)
+    if "linux" in res:
+        out += bench_linux.goals(res["linux"])
+    if res["configs"]:
+        out += posted_goals(res)
+    return out
 
-    def p50(cfg, name):
-        return headline_value(res["configs"].get(cfg, {}).get(name))
 
+def latency_goals(res):
+    """Timer latency with the preemption timer against native."""
+    out = []
     for name in ("tscdeadline_spin_lat", "oneshot_spin_lat_before"):
-        n = p50("native", name)
-        off = p50("preempt/off/apicv-on", name)
-        auto = p50("preempt/auto/apicv-on", name)
-        if n is not None and off is not None:
-            out.append((f"{name}: advance=off within 10% of native", off <= n * 1.10,
-                        f"{off} vs {n} cycles ({fmt_ratio(ratio(off, n))})"))
-        if n is not None and auto is not None:
-            out.append((f"{name}: advance=auto not later than native", auto <= n,
-                        f"{auto} vs {n} cycles"))
-    drift = [(c, abs(r.get("periodic_drift_final", {}).get("p50", 0)))
-             for c, r in res["configs"].items()
-             if not c.startswith("native") and "periodic_drift_final" in r]
-    if drift:
-        worst = max(d for _, d in drift)
-        period = res.get("period_tsc", 0)
-        out.append(("periodic: zero cumulative drift (bounded, not growing)",
-                    period and worst < period / 100,
-                    f"worst final drift {worst} cycles after 10,000 periods"))
+        n = p50_of(res, "native", name)
+        off = p50_of(res, "preempt/off/apicv-on", name)
+        auto = p50_of(res, "preempt/auto/apicv-on", name)
+        out.append(goal(f"{name}: advance=off within 10% of native",
+                        {f"native {name}": n, f"preempt/off/apicv-on {name}": off},
+                        lambda n, v: v * 100 <= n * 110,
+                        lambda n, v: f"{v} vs {n} cycles ({fmt_ratio(ratio(v, n))})"))
+        out.append(goal(f"{name}: advance=auto not later than native",
+                        {f"native {name}": n, f"preempt/auto/apicv-on {name}": auto},
+                        lambda n, v: v <= n, lambda n, v: f"{v} vs {n} cycles"))
+    return out
+
+
+def cost_goals(res):
+    """Exits per periodic tick, the cost of arming, the fast path's."""
     ex = res["configs"].get("preempt/off/apicv-on", {}).get("exits_periodic_tick")
-    if ex:
-        per = ex["p50"] / max(ex["n"], 1)
-        out.append(("periodic: at most 1 VM exit per tick with EOI virtualization",
-                    per <= 1.0 + 1e-3, f"{per:.3f} exits per tick"))
+    out = [goal("periodic: at most 1 VM exit per tick with EOI virtualization",
+                {"preempt/off/apicv-on exits_periodic_tick": ex},
+                lambda e: e["p50"] <= e["n"],
+                lambda e: f"{e['p50']} exits in {e['n']} ticks "
+                          f"({e['p50'] / max(e['n'], 1):.3f} per tick)")]
     # A far IA32_TSC_DEADLINE (the bench writes now + 2^40) must arm a host
     # timer no dearer than a TMICT write does: both are one exit and one
     # arming. It once cost 2x under timer=hpet (a 128-bit division by
     # shift-and-subtract in timebase_mul_div for every such arming).
     for timer in ("preempt", "lapic", "hpet"):
         cfg = f"{timer}/off/apicv-on"
-        dl, tm = p50(cfg, "program_tscdeadline"), p50(cfg, "program_tmict")
-        if dl is not None and tm is not None:
-            out.append((f"program_tscdeadline: timer={timer} no dearer than program_tmict",
-                        dl <= tm, f"{dl} vs {tm} cycles"))
+        out.append(goal(f"program_tscdeadline: timer={timer} no dearer than program_tmict",
+                        {f"{cfg} program_tscdeadline": p50_of(res, cfg, "program_tscdeadline"),
+                         f"{cfg} program_tmict": p50_of(res, cfg, "program_tmict")},
+                        lambda dl, tm: dl <= tm, lambda dl, tm: f"{dl} vs {tm} cycles"))
     # Issue 13: the fast path's goals.
-    v = p50("preempt/off/apicv-on", "cpuid_roundtrip")
-    if v is not None:
-        out.append(("CPUID round trip at most 200 cycles", v <= 200, f"{v} cycles"))
+    out.append(goal("CPUID round trip at most 200 cycles",
+                    {"preempt/off/apicv-on cpuid_roundtrip":
+                     p50_of(res, "preempt/off/apicv-on", "cpuid_roundtrip")},
+                    lambda v: v <= 200, lambda v: f"{v} cycles"))
     for cfg, name in (("smp/apicv-on", "ipi_roundtrip"),
                       ("smp-x2apic/apicv-on", "ipi_roundtrip_x2apic")):
-        n, v = p50("native", name), p50(cfg, name)
-        if n and v:
-            out.append((f"{name}: IPI round trip at most 4× native", v <= 4 * n,
-                        f"{v} vs {n} cycles ({fmt_ratio(ratio(v, n))})"))
-    if "linux" in res:
-        out += bench_linux.goals(res["linux"])
-    out += posted_goals(res)
+        out.append(goal(f"{name}: IPI round trip at most 4× native",
+                        {f"native {name}": p50_of(res, "native", name),
+                         f"{cfg} {name}": p50_of(res, cfg, name)},
+                        lambda n, v: v <= 4 * n,
+                        lambda n, v: f"{v} vs {n} cycles ({fmt_ratio(ratio(v, n))})"))
     return out
 
 
-def exits_per_op(res, cfg, name):
-    fig = res["configs"].get(cfg, {}).get(name)
-    return fig["p50"] / max(fig["n"], 1) if fig else None
+def drift_goal(res):
+    """Cumulative drift after 10,000 periods in every bench_timer
+    configuration under tickvisor: under 1% of one period."""
+    name = "periodic: zero cumulative drift (bounded, not growing)"
+    cfgs = [c for c, _ in CONFIGS] + [c for c, _ in POSTED_CONFIGS]
+    finals = {c: headline_value(res["configs"].get(c, {}).get("periodic_drift_final"))
+              for c in cfgs}
+    gone = [f"{c} periodic_drift_final" for c, v in finals.items() if v is None]
+    period = res.get("period_tsc") or 0
+    if gone or not period:
+        return missing(name, *(gone or ["period_tsc"]))
+    worst_cfg = max(finals, key=lambda c: abs(finals[c]))
+    worst = abs(finals[worst_cfg])
+    return (name, worst * 100 < period,
+            f"worst final drift {worst} cycles ({worst_cfg}) after 10,000 periods of {period}")
 
 
 def posted_goals(res):
     """Issue 13's goals for timer=posted: exits on the vCPU's CPU per
-    periodic tick and per TSC-deadline interrupt (the guest's WRMSR), and
-    TSC-deadline latency with advance=auto against native."""
+    periodic tick and per TSC-deadline interrupt (the guest's WRMSR),
+    compared exactly (0 means none at all), and TSC-deadline latency with
+    advance=auto against native."""
     out = []
-    for cfg, name, want in (("posted/off/apicv-on", "exits_periodic_tick", 0.0),
-                            ("smp-timers/posted", "exits_smp_periodic_tick", 0.0),
-                            ("posted/off/apicv-on", "exits_tscdeadline_spin", 1.0)):
-        per = exits_per_op(res, cfg, name)
-        if per is not None:
-            out.append((f"{cfg}: {want:.2f} VM exits per operation ({name})",
-                        round(per, 2) <= want, f"{per:.3f} exits per operation"))
+    for cfg, name, want in (("posted/off/apicv-on", "exits_periodic_tick", 0),
+                            ("smp-timers/posted", "exits_smp_periodic_tick", 0),
+                            ("posted/off/apicv-on", "exits_tscdeadline_spin", 1)):
+        what = f"{cfg}: {want:.2f} VM exits per operation ({name})"
+        fig = res["configs"].get(cfg, {}).get(name)
+        if not fig:
+            out.append(missing(what, f"{cfg} {name}"))
+            continue
+        out.append((what, fig["p50"] <= want * fig["n"],
+                    f"{fig['p50']} exits in {fig['n']} operations "
+                    f"({fig['p50'] / max(fig['n'], 1):.3f} per operation)"))
     auto = res["configs"].get("posted/auto/apicv-on", {}).get("tscdeadline_spin_lat")
     for base in ("native-2cpu", "native"):
         nat = res["configs"].get(base, {}).get("tscdeadline_spin_lat")
+        p50 = f"posted/auto: TSC-deadline latency p50 at {base} p50 + 5 or better"
+        p99 = f"posted/auto: TSC-deadline latency p99 within 2× {base} p99"
         if not (nat and auto):
+            gone = [f"{c} tscdeadline_spin_lat" for c, f in
+                    (("posted/auto/apicv-on", auto), (base, nat)) if not f]
+            out += [missing(p50, *gone), missing(p99, *gone)]
             continue
-        out.append((f"posted/auto: TSC-deadline latency p50 at {base} p50 + 5 or better",
-                    auto["p50"] <= nat["p50"] + 5, f"p50 {auto['p50']} vs {nat['p50']} cycles"))
-        out.append((f"posted/auto: TSC-deadline latency p99 within 2× {base} p99",
-                    auto["p99"] <= 2 * nat["p99"], f"p99 {auto['p99']} vs {nat['p99']} cycles"))
+        out.append((p50, auto["p50"] <= nat["p50"] + 5,
+                    f"p50 {auto['p50']} vs {nat['p50']} cycles"))
+        out.append((p99, auto["p99"] <= 2 * nat["p99"],
+                    f"p99 {auto['p99']} vs {nat['p99']} cycles"))
     return out
 
 
@@ -293,8 +341,7 @@ def report_md(res):
              "(Bochs: instruction-driven, 1 TSC cycle per instruction). All figures in TSC "
              "cycles unless the unit says otherwise; `p50 (ratio)` against native.", "",
              "## Goals", ""]
-    for what, ok, detail in goals(res):
-        lines.append(f"- {'met' if ok else '**not met**'}: {what} — {detail}")
+    lines += bench_goals.report_lines(bench_goals.verdicts(goals(res)))
     lines += [""] + (exit_costs_md(res) if cfgs else [])
     if res.get("baseline"):
         lines += baseline_md(res, res["baseline"])
@@ -408,6 +455,20 @@ def timer_configs(build, out, emu_name):
     return configs, tsc_hz
 
 
+def verdict(vs):
+    """make bench's exit status: 1 when a goal not declared a known miss
+    is not met (each named on stderr), else 0; a known miss met again is
+    a notice."""
+    for name, v, detail, _ in vs:
+        if v == "met, known miss":
+            print(f"bench: notice: known miss met: {name} ({detail}): remove it from "
+                  "KNOWN_MISSES in tests/bench_goals.py", file=sys.stderr)
+    bad = bench_goals.failed(vs)
+    for name, _, detail, _ in bad:
+        print(f"bench: goal not met: {name} ({detail})", file=sys.stderr)
+    return 1 if bad else 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
@@ -453,6 +514,7 @@ def main():
     print(md)
     print(f"bench: wrote {os.path.relpath(out, ROOT)}/results.json, report.md and "
           f"{len(res['plots'])} plots")
+    sys.exit(verdict(bench_goals.verdicts(goals(res))))
 
 
 if __name__ == "__main__":

@@ -86,6 +86,17 @@ def image():
 
 ESP_FILES = ("vmlinuz", "initrd.gz")       # in EFI/tickvisor/guests/
 
+# guest-tests/linux/init's checks: each `check` call, the clockevent and
+# CPU-count ones included (cmdline() passes both). Its SUMMARY must name
+# exactly as many: 0 checks would mean /init checked nothing.
+INIT = os.path.join(ROOT, "guest-tests", "linux", "init")
+
+
+def init_checks(path=INIT):
+    """How many checks /init makes (its `check $...` calls)."""
+    with open(path) as f:
+        return len(re.findall(r"^[^#\n]*\bcheck \$", f.read(), re.M))
+
 
 def copy_to_esp(img, kernel, initrd):
     """Put the kernel and initrd into an ESP image as guests/vmlinuz and

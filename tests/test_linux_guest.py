@@ -333,22 +333,53 @@ class SerialFacts(unittest.TestCase):
 
 class BenchGoals(unittest.TestCase):
     """Issue 14's goals: max with advance=auto at most 2x native's, avg at
-    most native's + 10%."""
+    most native's + 10%; and every configuration's boots ended with status
+    0 after all of /init's checks held (issue 27.6)."""
 
-    def result(self, avg, mx):
-        return {"cyclictest": {"threads": [{"min": 1, "avg": avg, "max": mx, "overflows": 0}],
+    def result(self, avg, mx, status=0, checks=None, failed=()):
+        return {"status": status, "checks_failed": list(failed),
+                "checks": linux_guest.init_checks() if checks is None else checks,
+                "cyclictest": {"threads": [{"min": 1, "avg": avg, "max": mx, "overflows": 0}],
                                "hist": {}}}
 
+    def linux(self, **over):
+        configs = {name: self.result(100, 200) for name, _, _ in bench_linux.CONFIGS}
+        configs.update(over)
+        return {"configs": configs}
+
+    def verdicts(self, linux):
+        return {name: ok for name, ok, _ in bench_linux.goals(linux)}
+
     def test_goals(self):
-        linux = {"configs": {"native": self.result(100, 200),
-                             "preempt/auto": self.result(110, 400)}}
-        self.assertEqual([ok for _, ok, _ in bench_linux.goals(linux)], [True, True])
-        linux["configs"]["preempt/auto"] = self.result(111, 401)
-        self.assertEqual([ok for _, ok, _ in bench_linux.goals(linux)], [False, False])
+        ok = self.verdicts(self.linux(**{"preempt/auto": self.result(110, 400)}))
+        self.assertEqual(len(ok), len(bench_linux.CONFIGS) + 2)
+        self.assertTrue(all(ok.values()))
+        ok = self.verdicts(self.linux(**{"preempt/auto": self.result(111, 401)}))
+        self.assertEqual([n for n, v in ok.items() if not v],
+                         ["linux cyclictest: max with advance=auto at most 2x native",
+                          "linux cyclictest: avg with advance=auto at most native + 10%"])
 
     def test_missing_summary_fails_the_goal(self):
-        linux = {"configs": {"native": self.result(100, 200), "preempt/auto": {}}}
-        self.assertEqual([ok for _, ok, _ in bench_linux.goals(linux)], [False])
+        ok = self.verdicts(self.linux(**{"preempt/auto": {}}))
+        self.assertEqual(sorted(n for n, v in ok.items() if not v),
+                         ["linux cyclictest: avg with advance=auto at most native + 10%",
+                          "linux cyclictest: max with advance=auto at most 2x native",
+                          "linux preempt/auto: every boot ended with status 0, all "
+                          f"{linux_guest.init_checks()} checks held"])
+
+    def test_a_failed_boot_fails_its_configuration(self):
+        for bad in (self.result(100, 200, status=1), self.result(100, 200, status=None),
+                    self.result(100, 200, failed=["no kernel warning"]),
+                    self.result(100, 200, checks=0), dict(self.result(100, 200), na="refused")):
+            with self.subTest(bad=bad):
+                ok = self.verdicts(self.linux(posted=bad))
+                self.assertEqual([n for n, v in ok.items() if not v],
+                                 [f"linux posted: every boot ended with status 0, all "
+                                  f"{linux_guest.init_checks()} checks held"])
+
+    def test_pool_keeps_the_fewest_checks(self):
+        runs = [dict(self.result(1, 2), checks=5), dict(self.result(1, 2), checks=0)]
+        self.assertEqual(bench_linux.pool(runs)["checks"], 0)
 
 
 class BenchPool(unittest.TestCase):

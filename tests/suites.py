@@ -43,6 +43,47 @@ TESTS = guestcfg.load()
 BY_NAME = {t.name: t for t in TESTS}
 
 
+# Issue 27: the backend each vCPU's APIC timer ran on. vmm/vcpu_timer.c
+# prints the line for every vCPU; timer_select() falls back silently to
+# another backend otherwise (hpet -> lapic -> preempt), so a suite for a
+# backend names it for each guest and vCPU, and rejects any fallback it
+# does not declare.
+BACKEND_NAMES = {"preempt": "VMX-preemption timer", "lapic": "host local APIC timer",
+                 "hpet": "HPET", "posted": "housekeeping CPU (posted interrupts)"}
+FALLBACK = r"\(fallback: "
+
+
+def timer_backend(opts, vcpus, cpus):
+    """The backend of a guest line's options (the last timer= wins) on a
+    boot of `cpus` CPUs. timer=auto is posted where housekeeper_plan()
+    (vmm/housekeeper.c) finds a free CPU, virtual-interrupt delivery and
+    no hlt=guest (skylake_x has posted interrupts), else the preemption
+    timer."""
+    words = opts.split()
+    sel = ([o[len("timer="):] for o in words if o.startswith("timer=")] or ["auto"])[-1]
+    if sel != "auto":
+        return sel
+    if vcpus < cpus and "apicv=off" not in words and "hlt=guest" not in words:
+        return "posted"
+    return "preempt"
+
+
+def backend_line(guest, vcpu, backend):
+    """The line vCPU `vcpu` of `guest` prints when its timer runs on `backend`."""
+    return (rf"^tickvisor: guest {re.escape(guest)}: vcpu{vcpu}: APIC timer on the "
+            rf"{re.escape(BACKEND_NAMES[backend])}$")
+
+
+def expect_backends(suite, guests, extra=""):
+    """Append to suite one backend line per (name, test, vcpus) and vCPU,
+    and reject every fallback: none of these guests has one declared."""
+    for name, t, vcpus in guests:
+        backend = timer_backend(f"{t.options} {extra}", vcpus, suite.cpus)
+        suite.expect += [backend_line(name, n, backend) for n in range(vcpus)]
+    suite.reject.append(FALLBACK)
+    return suite
+
+
 def guest_suite(name, tests, cpus=1, run=None, extra="", timeout=900):
     """One boot running `tests` (with one variant's options)."""
     lines = [t.guest_line(run, extra) for t in tests]
@@ -58,16 +99,19 @@ def guest_suites(tests):
     defaults, then each variant's run of the tests that list it; tests
     needing several vCPUs boot with 2 and 4 CPUs."""
     up = [t for t in tests if t.vcpus == 1]
-    out = [guest_suite("guests", up)]
+    out = [expect_backends(guest_suite("guests", up), [(t.name, t, 1) for t in up])]
     for variant, runs in guestcfg.VARIANT_RUNS.items():
         for run, opts in runs:
             chosen = [t for t in up if variant in t.variants]
             if chosen:
-                out.append(guest_suite(f"guests-{run}", chosen, run=run, extra=opts))
+                out.append(expect_backends(
+                    guest_suite(f"guests-{run}", chosen, run=run, extra=opts),
+                    [(f"{t.name}.{run}", t, 1) for t in chosen], opts))
     for cpus in (2, 4):
         smp = [t for t in tests if 1 < t.vcpus <= cpus]
         if smp:
-            out.append(guest_suite(f"smp-{cpus}cpu", smp, cpus=cpus))
+            out.append(expect_backends(guest_suite(f"smp-{cpus}cpu", smp, cpus=cpus),
+                                       [(t.name, t, t.vcpus) for t in smp]))
     return out
 
 
@@ -99,12 +143,18 @@ def hpet_smp_suites(tests):
                 guests=[(f"{t.name}.hpet", 0) for t in timer] +
                 [(f"{t.name}.hpet", 0) for t, _ in smp],
                 timeout=900, expect=[r"^tickvisor: done: \d+ guests, 0 failed"])
+    expect_backends(two, [(f"{t.name}.hpet", t, 1) for t in timer] +
+                    [(f"{t.name}.hpet", t, n) for t, n in smp], "timer=hpet")
     four = Suite("hpet-4cpu", guestcfg.config([hpet_line(BY_NAME["smp_timers"], 4)]), cpus=4,
                  guests=[("smp_timers.hpet", 0)], timeout=900,
                  expect=[r"^tickvisor: done: 1 guests, 0 failed",
+                         *(backend_line("smp_timers.hpet", n, "hpet") for n in range(3)),
+                         # The one fallback declared: Bochs's HPET has 3
+                         # comparators, CPU 3 gets none.
                          r"^tickvisor: guest smp_timers.hpet: vcpu3: APIC timer on the host "
                          r"local APIC timer \(fallback: no HPET comparator can interrupt "
-                         r"this CPU\)"])
+                         r"this CPU\)$"],
+                 reject=[r"^tickvisor: guest smp_timers.hpet: vcpu[0-2]: .*\(fallback: "])
     return [two, four]
 
 # --- Issue 13: timer=posted, guest timer expiries posted by a housekeeping CPU --

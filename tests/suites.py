@@ -345,14 +345,27 @@ SUITES = [
           status=1, guests=[("power_reset_kbc", 249), ("power_reset_kbc_outport", 249),
                             ("power_reset_cf9", 249), ("power_off_acpi", 0),
                             ("dev_hostile", 250), ("basic", 0)],
-          expect=[r"^tickvisor: guest power_reset_kbc: vcpu0: reset by the keyboard controller "
-                  r"\(reset pulse command\): the guest ends \(status 249\)$",
+          # Each guest's exact end: the device and the write that asked
+          # (vmm/dev/dev_power.c), as the guest announced it just before.
+          expect=[r"^INFO: power_reset: kbc: writing 0xfe to port 0x64 \(8042 command: pulse "
+                  r"the reset line\): tickvisor must end this guest$",
+                  r"^tickvisor: guest power_reset_kbc: vcpu0: reset by the keyboard controller "
+                  r"\(reset pulse command\): 0xfe written to port 0x64; the guest ends "
+                  r"\(status 249\)$",
+                  r"^INFO: power_reset: kbc-outport: writing 0xfe to port 0x60 \(8042 output "
+                  r"port after command 0xd1, reset line low\): tickvisor must end this guest$",
                   r"^tickvisor: guest power_reset_kbc_outport: vcpu0: reset by the keyboard "
-                  r"controller \(output port bit 0 cleared\)",
+                  r"controller \(output port bit 0 cleared\): 0xfe written to port 0x60; the "
+                  r"guest ends \(status 249\)$",
+                  r"^INFO: power_reset: cf9: writing 0x06 to port 0xcf9 \(0xcf9: SYS_RST \| "
+                  r"RST_CPU, hard reset\): tickvisor must end this guest$",
                   r"^tickvisor: guest power_reset_cf9: vcpu0: reset by the reset control "
-                  r"register 0xcf9 \(hard reset\)",
+                  r"register 0xcf9 \(hard reset\): 0x06 written to port 0xcf9; the guest ends "
+                  r"\(status 249\)$",
+                  r"^INFO: power_reset: acpi-s5: writing 0x34 to port 0x600 \(ACPI sleep "
+                  r"control: SLP_TYP S5 \| SLP_EN, soft off\): tickvisor must end this guest$",
                   r"^tickvisor: guest power_off_acpi: vcpu0: power-off by ACPI sleep control "
-                  r"\(S5, soft off\): the guest ends \(status 0\)$",
+                  r"\(S5, soft off\): 0x34 written to port 0x600; the guest ends \(status 0\)$",
                   r"^tickvisor: guest dev_hostile: vcpu0: string I/O \(INS/OUTS\) on port "
                   r"0x3f8 is not supported",
                   r"^tickvisor: done: 6 guests, 4 failed"]),

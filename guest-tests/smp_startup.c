@@ -81,11 +81,14 @@ static void ask_ids(void *arg)
 	d->smp_id = smp_id();
 }
 
-/* report() from an AP: the counters and the console lock are shared. */
+/* report() from an AP: the counters and the console lock are shared.
+ * The AP checks it is the CPU the BSP asked for. */
 static void ap_report(void *arg)
 {
-	(void)arg;
-	report_pass("CPU %u: report() from the AP itself", smp_id());
+	unsigned want = (unsigned)(uintptr_t)arg;
+
+	report(smp_id() == want, "CPU %u: report() from the AP itself (asked CPU %u)", smp_id(),
+	       want);
 }
 
 static void test_config(void)
@@ -123,7 +126,8 @@ static bool test_bringup(enum smp_boot_mode mode, const char *name)
 	report(tsc_to_us(cycles) <= sdm_us + bound_ms * 1000,
 	       "%s: all online within %lu ms beyond the SDM delays", name, bound_ms);
 	for (unsigned cpu = 1; cpu < ncpus; cpu++)
-		on_cpu(cpu, ap_report, NULL);
+		if (!on_cpu(cpu, ap_report, (void *)(uintptr_t)cpu))
+			report_fail("CPU %u: on_cpu() did not run report() there", cpu);
 	return true;
 }
 

@@ -410,9 +410,13 @@ SUITES = [
                   r"^tickvisor: cpu0: trace ipi: vcpu0: deliver fixed vector 0x70 to vcpu0$",
                   r"^tickvisor: done: 2 guests, 0 failed"],
           reject=[r"^tickvisor: cpu\d+: trace exit: "]),
-    # ... and log=trace:exit every exit, with its reason's name.
+    # ... and log=trace:exit every exit, with its reason's name. Each of
+    # basic's ~3,300 exits (one per serial byte) then costs a trace line
+    # of ~8 ms at 115200 baud, which is guest time: 120 s, not 30.
     Suite("trace-exit",
-          guestcfg.config(["log=trace:exit", BY_NAME["basic"].guest_line()]),
+          guestcfg.config(["log=trace:exit",
+                           BY_NAME["basic"].guest_line().replace(
+                               f"timeout={BY_NAME['basic'].timeout} ", "timeout=120 ")]),
           guests=[("basic", 0)],
           expect=[r"^tickvisor: cpu0: trace exit: vcpu0: exit 10 \(CPUID\) at rip 0x[0-9a-f]+, "
                   r"qualification 0$",

@@ -53,17 +53,17 @@ BACKEND_NAMES = {"preempt": "VMX-preemption timer", "lapic": "host local APIC ti
 FALLBACK = r"\(fallback: "
 
 
-def timer_backend(opts, vcpus, cpus):
+def timer_backend(opts, vcpus, cpus, posted=True):
     """The backend of a guest line's options (the last timer= wins) on a
-    boot of `cpus` CPUs. timer=auto is posted where housekeeper_plan()
-    (vmm/housekeeper.c) finds a free CPU, virtual-interrupt delivery and
-    no hlt=guest (skylake_x has posted interrupts), else the preemption
-    timer."""
+    boot of `cpus` CPUs whose model has posted interrupts or not. timer=auto
+    is posted where housekeeper_plan() (vmm/housekeeper.c) finds posted
+    interrupts, a free CPU, virtual-interrupt delivery and no hlt=guest,
+    else the preemption timer."""
     words = opts.split()
     sel = ([o[len("timer="):] for o in words if o.startswith("timer=")] or ["auto"])[-1]
     if sel != "auto":
         return sel
-    if vcpus < cpus and "apicv=off" not in words and "hlt=guest" not in words:
+    if posted and vcpus < cpus and "apicv=off" not in words and "hlt=guest" not in words:
         return "posted"
     return "preempt"
 
@@ -74,11 +74,11 @@ def backend_line(guest, vcpu, backend):
             rf"{re.escape(BACKEND_NAMES[backend])}$")
 
 
-def expect_backends(suite, guests, extra=""):
+def expect_backends(suite, guests, extra="", posted=True):
     """Append to suite one backend line per (name, test, vcpus) and vCPU,
     and reject every fallback: none of these guests has one declared."""
     for name, t, vcpus in guests:
-        backend = timer_backend(f"{t.options} {extra}", vcpus, suite.cpus)
+        backend = timer_backend(f"{t.options} {extra}", vcpus, suite.cpus, posted)
         suite.expect += [backend_line(name, n, backend) for n in range(vcpus)]
     suite.reject.append(FALLBACK)
     return suite
@@ -474,14 +474,17 @@ def matrix_suites(tests):
         suite = guest_suite(f"cpu-{model}-guests", up)
         suite.model = model
         suite.expect.append(matrix_apicv_line(apicv))
-        out.append(suite)
+        out.append(expect_backends(suite, [(t.name, t, 1) for t in up],
+                                   posted="posted interrupts yes" in apicv))
     smp = [t for t in tests if 1 < t.vcpus <= MATRIX_SMP_CPUS]
     if smp:
         suite = guest_suite(f"cpu-{MATRIX_SMP_MODEL}-smp-{MATRIX_SMP_CPUS}cpu", smp,
                             cpus=MATRIX_SMP_CPUS)
         suite.model = MATRIX_SMP_MODEL
-        suite.expect.append(matrix_apicv_line(MATRIX_GUEST_MODELS[MATRIX_SMP_MODEL]))
-        out.append(suite)
+        apicv = MATRIX_GUEST_MODELS[MATRIX_SMP_MODEL]
+        suite.expect.append(matrix_apicv_line(apicv))
+        out.append(expect_backends(suite, [(t.name, t, t.vcpus) for t in smp],
+                                   posted="posted interrupts yes" in apicv))
     for model, line in MATRIX_REFUSED_MODELS.items():
         # A guest is listed so the refusal is the one a real config meets.
         out.append(Suite(f"cpu-{model}-refused", guestcfg.config([BY_NAME["basic"].guest_line()]),

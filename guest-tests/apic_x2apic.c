@@ -196,10 +196,8 @@ int main(int argc, char **argv)
 	(void)argc;
 	(void)argv;
 	report_prefix_push("apic_x2apic");
-	if (!cpu_has_x2apic()) {
-		report_skip("no x2APIC (CPUID.1:ECX[21] = 0)");
+	if (!apic_x2apic_offered())     /* SKIP, or FAIL where offered */
 		return report_summary();
-	}
 	if (apic_is_x2apic()) {
 		report_fail("the loader left x2APIC mode on");
 		return report_summary();

@@ -8,6 +8,13 @@
  * reduced sleep registers), after checking what those paths read first.
  * tickvisor ends the guest: status 249 (GUEST_STATUS_RESET) for a reset,
  * 0 for the power-off. Still running afterwards is a failure (status 1).
+ * The guest cannot watch its own end, so before the write that must end
+ * it, it says which byte goes to which port; tickvisor's line names the
+ * device and that write, and tests/suites.py ("containment-devices")
+ * holds each guest to its exact line, so a request honoured for another
+ * write (a pulse command that pulses no reset line, SLP_TYP S5 without
+ * SLP_EN) fails there. Writes that must not end the guest are followed
+ * by a check of the device state they leave.
  * Ports and values: vmm/dev/dev_power.h, where the guest's FADT and DSDT
  * take them from.
  */
@@ -19,6 +26,8 @@
 #define KBC_STATUS_IBF  0x02u           /* input buffer full */
 #define KBC_STATUS_OBF  0x01u
 #define KBC_STATUS_SYS  0x04u
+#define KBC_STATUS_CMD  0x08u           /* the last write went to 0x64 */
+#define KBC_STATUS_UNLOCKED 0x10u
 #define KBC_PULSE_RESET 0xfeu
 #define KBC_WRITE_OUT   0xd1u
 #define RST_CNT         0xcf9u
@@ -41,16 +50,30 @@ static bool kbc_ready(void)
 	return !(st & KBC_STATUS_IBF);
 }
 
+/* The write that must end the guest, announced first. */
+static void outb_last(uint16_t port, uint8_t val, const char *what)
+{
+	report_info("writing 0x%02x to port %#x (%s): tickvisor must end this guest", val, port,
+		    what);
+	outb(port, val);
+}
+
 static void reset_kbc(bool outport)
 {
+	uint8_t st;
+
 	kbc_ready();
+	outb(KBC_DATA, 0);              /* keyboard data (to nobody): clears CMD */
 	outb(KBC_STATUS, 0xff);         /* pulse no line (bits 3:0 all 1): nothing happens */
-	report(true, "command 0xff (no line pulsed) left the guest running");
+	st = inb(KBC_STATUS);
+	report(st == (KBC_STATUS_SYS | KBC_STATUS_CMD | KBC_STATUS_UNLOCKED),
+	       "command 0xff (no line pulsed): still running, status %#x (CMD: taken as a "
+	       "command)", st);
 	if (outport) {
 		outb(KBC_STATUS, KBC_WRITE_OUT);
-		outb(KBC_DATA, 0xfe);   /* output port with bit 0, the reset line, low */
+		outb_last(KBC_DATA, 0xfe, "8042 output port after command 0xd1, reset line low");
 	} else {
-		outb(KBC_STATUS, KBC_PULSE_RESET);
+		outb_last(KBC_STATUS, KBC_PULSE_RESET, "8042 command: pulse the reset line");
 	}
 }
 
@@ -62,7 +85,7 @@ static void reset_cf9(void)
 	report(cf9 == 0, "0xcf9 reads 0 at power-on (%#x)", cf9);
 	outb(RST_CNT, RST_SYS_RST);
 	report(inb(RST_CNT) == RST_SYS_RST, "SYS_RST alone reads back and does not reset");
-	outb(RST_CNT, RST_SYS_RST | RST_CPU);
+	outb_last(RST_CNT, RST_SYS_RST | RST_CPU, "0xcf9: SYS_RST | RST_CPU, hard reset");
 }
 
 /* acpi_hw_extended_sleep(): clear WAK_STS, then SLP_TYP | SLP_EN. A sleep
@@ -75,8 +98,11 @@ static void power_off_acpi(void)
 	outb(SLEEP_STATUS, WAK_STS);
 	report(inb(SLEEP_STATUS) == 0, "writing 1 to WAK_STS cleared it");
 	outb(SLEEP_CONTROL, SLP_TYP_S5 << SLP_TYP_SHIFT);
-	report(true, "SLP_TYP S5 without SLP_EN left the guest running");
-	outb(SLEEP_CONTROL, SLP_TYP_S5 << SLP_TYP_SHIFT | SLP_EN);
+	report(inb(SLEEP_STATUS) == 0 && inb(SLEEP_CONTROL) == 0,
+	       "SLP_TYP S5 without SLP_EN: still running, no wake-up (WAK_STS clear), control "
+	       "reads 0");
+	outb_last(SLEEP_CONTROL, SLP_TYP_S5 << SLP_TYP_SHIFT | SLP_EN,
+		  "ACPI sleep control: SLP_TYP S5 | SLP_EN, soft off");
 }
 
 int main(int argc, char **argv)

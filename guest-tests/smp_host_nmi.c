@@ -103,14 +103,14 @@ static void noop(void *arg)
 static void test_halted(void)
 {
 	uint64_t first = 0, last = 0, hlt0 = smp_hlt_exits();
-	bool sent;
+	bool sent, idle;
 
 	/* The AP is idle: STI; HLT, a HLT exit, asleep in root mode. */
-	on_cpu(peer, noop, NULL);
+	idle = on_cpu(peer, noop, NULL);
 	smp_wait_halted(hlt0, 1000);
 	sent = send_host_nmis(peer, &first, &last);
-	report(sent, "CPU %u halted: %u host NMIs handled, one each (count %lu..%lu)",
-	       peer, NR_NMIS, first, last);
+	report(idle && sent, "CPU %u halted%s: %u host NMIs handled, one each (count %lu..%lu)",
+	       peer, idle ? "" : " (on_cpu() did not reach it first)", NR_NMIS, first, last);
 	report(on_cpu(peer, noop, NULL), "and CPU %u still takes work", peer);
 }
 

@@ -124,7 +124,7 @@ static bool wait_state(uint32_t want)
 static void run_one(enum hold_how how, bool x2)
 {
 	const char *mode = x2 ? "x2APIC" : "xAPIC";
-	bool restarted;
+	bool restarted, looked;
 
 	stale_hits = stale_disabled_hits = early_hits = 0;
 	early_sent = early_in_irr = false;
@@ -143,9 +143,12 @@ static void run_one(enum hold_how how, bool x2)
 	if (!report(restarted, "%s, %s: INIT-SIPI restarts CPU %u", mode, hold_name[how], peer))
 		return;
 	/* The runtime put the AP back in x2APIC mode only if INIT kept it. */
-	on_cpu(peer, ap_look, NULL);
-	report(ap_irr_clear && ap_isr_clear, "%s, %s: IRR and ISR clear after INIT (IRR %s, ISR %s)",
-	       mode, hold_name[how], ap_irr_clear ? "clear" : "set", ap_isr_clear ? "clear" : "set");
+	ap_irr_clear = ap_isr_clear = false;    /* the AP's look, not a stale one, decides */
+	looked = on_cpu(peer, ap_look, NULL);
+	report(looked && ap_irr_clear && ap_isr_clear,
+	       "%s, %s: IRR and ISR clear after INIT (%s; IRR %s, ISR %s)", mode, hold_name[how],
+	       looked ? "AP looked" : "on_cpu() did not reach the AP",
+	       ap_irr_clear ? "clear" : "set", ap_isr_clear ? "clear" : "set");
 	report(early_sent && !early_in_irr && early_hits == 0,
 	       "%s, %s: the restarted AP's APIC, software-disabled by INIT, takes no self-IPI "
 	       "(%s, IRR %s, delivered %u times)", mode, hold_name[how],

@@ -19,6 +19,7 @@
  * mode; a stray SIPI to a running AP is ignored; INIT-SIPI restarts a
  * running AP with its APIC reset but its mode and ID kept.
  */
+#include "lib/apic_util.h"
 #include "lib/guest.h"
 #include "lib/smp.h"
 #include "lib/tsc.h"
@@ -81,11 +82,14 @@ static void ask_ids(void *arg)
 	d->smp_id = smp_id();
 }
 
-/* report() from an AP: the counters and the console lock are shared. */
+/* report() from an AP: the counters and the console lock are shared.
+ * The AP checks it is the CPU the BSP asked for. */
 static void ap_report(void *arg)
 {
-	(void)arg;
-	report_pass("CPU %u: report() from the AP itself", smp_id());
+	unsigned want = (unsigned)(uintptr_t)arg;
+
+	report(smp_id() == want, "CPU %u: report() from the AP itself (asked CPU %u)", smp_id(),
+	       want);
 }
 
 static void test_config(void)
@@ -123,7 +127,8 @@ static bool test_bringup(enum smp_boot_mode mode, const char *name)
 	report(tsc_to_us(cycles) <= sdm_us + bound_ms * 1000,
 	       "%s: all online within %lu ms beyond the SDM delays", name, bound_ms);
 	for (unsigned cpu = 1; cpu < ncpus; cpu++)
-		on_cpu(cpu, ap_report, NULL);
+		if (!on_cpu(cpu, ap_report, (void *)(uintptr_t)cpu))
+			report_fail("CPU %u: on_cpu() did not run report() there", cpu);
 	return true;
 }
 
@@ -214,10 +219,8 @@ static void test_ids(const char *mode)
 
 static void test_both_modes(void)
 {
-	if (!cpu_has_x2apic()) {
-		report_skip("x2APIC: not available");
+	if (!apic_x2apic_offered())     /* SKIP, or FAIL where offered */
 		return;
-	}
 	report(smp_set_x2apic(true), "all CPUs to x2APIC");
 	test_ids("x2APIC");
 	report(smp_set_x2apic(false), "all CPUs back to xAPIC");

@@ -106,6 +106,7 @@ static bool run_round(enum kind kind, unsigned round, const char *mode)
 	struct arm_req q = { kind, VEC_BASE + round };
 	int32_t off = init_offset_us[round];
 	uint64_t init_at;
+	bool watched;
 
 	armed = false;
 	if (!on_cpu_async(peer, ap_arm, &q)) {
@@ -130,11 +131,14 @@ static bool run_round(enum kind kind, unsigned round, const char *mode)
 	}
 	/* The AP held IF=0 up to the INIT and idles with IF=1 after the
 	 * SIPI: any delivery of this round's vector is a late one. */
-	on_cpu(peer, ap_watch, &q.vec);
-	return report(irr_clear && lvtt_reset && tmict_zero && deadline_zero && !hits[round],
+	/* Flags from an earlier round must not stand in for this one's. */
+	irr_clear = lvtt_reset = tmict_zero = deadline_zero = false;
+	watched = on_cpu(peer, ap_watch, &q.vec);
+	return report(watched && irr_clear && lvtt_reset && tmict_zero && deadline_zero && !hits[round],
 		      "%s, %s: INIT %d us from the target: nothing delivered after it "
-		      "(%u times; IRR/ISR %s, LVTT %s, TMICT %s, deadline %s)",
+		      "(%u times; %s; IRR/ISR %s, LVTT %s, TMICT %s, deadline %s)",
 		      mode, kind_name[kind], off, hits[round],
+		      watched ? "AP looked" : "on_cpu() did not reach the AP",
 		      irr_clear ? "clear" : "set", lvtt_reset ? "masked" : "unmasked",
 		      tmict_zero ? "0" : "not 0", deadline_zero ? "0" : "not 0");
 }

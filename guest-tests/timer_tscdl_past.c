@@ -15,6 +15,7 @@
  * spun for 2^64 cycles: no more output, no time limit. Each deadline
  * here must fire at once and exactly once, spinning and halted.
  */
+#include "lib/apic_util.h"
 #include "lib/guest.h"
 #include "lib/timer_util.h"
 
@@ -58,8 +59,8 @@ int main(int argc, char **argv)
 	report_prefix_push("timer_tscdl_past");
 	if (!tmr_has_tsc_deadline()) {
 		report_skip("no TSC-deadline mode (CPUID.1:ECX[24])");
-	} else if (!cpu_has_x2apic()) {
-		report_skip("no x2APIC (CPUID.1:ECX[21])");
+	} else if (!apic_x2apic_offered()) {
+		/* its SKIP, or FAIL where tickvisor offers x2APIC */
 	} else if (tmr_init()) {
 		if (report(enable_x2apic(), "x2APIC mode")) {
 			apic_sw_enable();

@@ -107,6 +107,44 @@ static void test_avx_runs(void)
 	       xgetbv(0), vec, out[0], out[3]);
 }
 
+/* XCR0 with AVX where the CPU has AVX: CPUID.1:ECX.AVX and the YMM state
+ * component of CPUID.(0DH,0) must agree (SDM Vol. 1, "Detection of Intel
+ * AVX Instructions": AVX needs both, and XCR0[2:1] = 11b); a CPU truly
+ * without AVX is a SKIP that says so. */
+static void test_avx(void)
+{
+	bool cpu_avx = cpuid(1).c & CPUID_1_ECX_AVX;
+
+	if (!(supported & XCR0_AVX)) {
+		if (cpu_avx)
+			report_fail("AVX: CPUID.1:ECX[28] set, but CPUID.(0DH,0) offers no YMM state "
+				    "(0x%lx)", supported);
+		else
+			report_skip("AVX: the CPU has none (CPUID.1:ECX[28] = 0, no YMM state in "
+				    "CPUID.(0DH,0))");
+		return;
+	}
+	report(cpu_avx, "AVX: YMM state offered and CPUID.1:ECX[28] set");
+	expect_ok(XCR0_X87 | XCR0_SSE | XCR0_AVX);
+	test_avx_runs();
+}
+
+/* The same for AVX-512 (CPUID.(7,0):EBX[16] AVX512F, XCR0 bits 7:5). */
+static void test_avx512(void)
+{
+	bool cpu_avx512 = cpuid_indexed(7, 0).b & BIT(16);
+
+	if ((supported & XCR0_AVX512) == XCR0_AVX512) {
+		report(cpu_avx512, "AVX-512: opmask/ZMM state offered and CPUID.(7,0):EBX[16] set");
+		expect_ok(XCR0_X87 | XCR0_SSE | XCR0_AVX | XCR0_AVX512);
+	} else if (cpu_avx512) {
+		report_fail("AVX-512: CPUID.(7,0):EBX[16] set, but CPUID.(0DH,0) lacks bits 7:5 "
+			    "(0x%lx)", supported);
+	} else {
+		report_skip("AVX-512: the CPU has none (CPUID.(7,0):EBX[16] = 0)");
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct cpuid d;
@@ -129,12 +167,8 @@ int main(int argc, char **argv)
 	       "(EAX 0x%x ECX 0x%x EDX 0x%x)", d.a, d.c, d.d);
 	test_invalid();
 	expect_ok(XCR0_X87 | XCR0_SSE);
-	if (supported & XCR0_AVX) {
-		expect_ok(XCR0_X87 | XCR0_SSE | XCR0_AVX);
-		test_avx_runs();
-	}
-	if ((supported & XCR0_AVX512) == XCR0_AVX512)
-		expect_ok(XCR0_X87 | XCR0_SSE | XCR0_AVX | XCR0_AVX512);
+	test_avx();
+	test_avx512();
 	expect_ok(XCR0_X87);
 	return report_summary();
 }

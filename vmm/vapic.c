@@ -427,5 +427,6 @@ void vapic_write_cr8(struct vcpu *v, uint64_t val)
 uint32_t vapic_info_flags(struct vcpu *v)
 {
 	return (v->guest->apicv ? TV_INFO_APICV : 0) |
-	       ((uint32_t)vcpu_timer_backend(v) << TV_INFO_TIMER_SHIFT);
+	       ((uint32_t)vcpu_timer_backend(v) << TV_INFO_TIMER_SHIFT) |
+	       (v->guest->spec->opts.x2apic ? TV_INFO_X2APIC : 0);
 }

@@ -42,10 +42,12 @@ void vcpu_timer_init(struct vcpu *v)
 	advance_init(&v->advance, o->advance, o->advance_ns, platform.tb.tsc_hz);
 	advance_init(&v->advance_halt, o->advance, o->advance_ns, platform.tb.tsc_hz);
 	set_before_entry(v);
-	if (v->id == 0 || why)
-		pr_info("guest %s: vcpu%u: APIC timer on the %s%s%s%s", v->guest->spec->name, v->id,
-			timer_kind_name(v->timer_kind), why ? " (fallback: " : "", why ? why : "",
-			why ? ")" : "");
+	/* Every vCPU says where its timer runs: a suite checks each one, and
+	 * a silent fallback on one CPU would otherwise pass as the backend
+	 * asked for. */
+	pr_info("guest %s: vcpu%u: APIC timer on the %s%s%s%s", v->guest->spec->name, v->id,
+		timer_kind_name(v->timer_kind), why ? " (fallback: " : "", why ? why : "",
+		why ? ")" : "");
 }
 
 unsigned vcpu_timer_backend(const struct vcpu *v)

@@ -63,8 +63,11 @@ void apic_catch_spurious(void);
 bool apic_test_start(const char *name);
 int apic_test_end(void);
 
-/* x2APIC mode, software-enabled; without an x2APIC (CPUID.1:ECX[21])
- * a SKIP and false. */
+/* Whether the CPU has x2APIC (CPUID.1:ECX[21]); if not, a FAIL where
+ * tickvisor's configuration offers it (TV_HC_INFO), else a SKIP. */
+bool apic_x2apic_offered(void);
+/* x2APIC mode, software-enabled; false (after apic_x2apic_offered()'s
+ * FAIL or SKIP, or a FAIL if the mode did not stick) otherwise. */
 bool apic_enter_x2apic(void);
 /* With IF=0 and the APIC software-enabled: run("xAPIC"), then in x2APIC
  * mode run("x2APIC") and back to xAPIC (or the SKIP of

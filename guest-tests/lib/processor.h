@@ -73,6 +73,7 @@ enum msr_index {
 #define CPUID_1_ECX_AVX         BIT(28)
 #define CPUID_1_ECX_HYPERVISOR  BIT(31)
 #define CPUID_1_EDX_APIC        BIT(9)
+#define CPUID_7_EBX_TSC_ADJUST  BIT(1)
 #define CPUID_80000001_EDX_RDTSCP BIT(27)
 #define CPUID_HV_BASE           0x40000000u  /* hypervisor vendor leaf */
 

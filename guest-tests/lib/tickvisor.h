@@ -44,6 +44,7 @@ enum tv_hypercall_nr {
 #define   TV_TIMER_LAPIC            2u
 #define   TV_TIMER_HPET             3u
 #define   TV_TIMER_POSTED           4u      /* a housekeeping CPU posts it */
+#define TV_INFO_X2APIC          BIT(4)  /* the config offers x2APIC (x2apic=on) */
 
 /* Basic exit reasons (Intel SDM Vol. 3D, "VMX Basic Exit Reasons") that
  * tests count with tv_exits(). */

@@ -76,5 +76,5 @@ int io_kbc(struct vcpu *v, struct io_req *r)
 		return 0;
 	return dev_power_reset(v, r->port == DEV_KBC_DATA_PORT ?
 			       "the keyboard controller (output port bit 0 cleared)" :
-			       "the keyboard controller (reset pulse command)");
+			       "the keyboard controller (reset pulse command)", r->port, val);
 }

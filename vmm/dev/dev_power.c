@@ -9,16 +9,22 @@
 #include "vmm/guest.h"
 #include "vmm/host/log.h"
 
-int dev_power_reset(struct vcpu *v, const char *how)
+/* The line names the device and the very write that asked: a request
+ * honoured for the wrong value (SLP_TYP 5 without SLP_EN, a pulse command
+ * that pulses no reset line) ends the guest with the same status, so the
+ * suite tells them apart by this line alone. */
+int dev_power_reset(struct vcpu *v, const char *how, uint16_t port, uint8_t val)
 {
-	return guest_end(v->guest, GUEST_STATUS_RESET, "vcpu%u: reset by %s: the guest ends "
-			 "(status %d)", v->id, how, GUEST_STATUS_RESET);
+	return guest_end(v->guest, GUEST_STATUS_RESET, "vcpu%u: reset by %s: 0x%02x written to "
+			 "port %#x; the guest ends (status %d)", v->id, how, val, port,
+			 GUEST_STATUS_RESET);
 }
 
-int dev_power_off(struct vcpu *v, const char *how)
+int dev_power_off(struct vcpu *v, const char *how, uint16_t port, uint8_t val)
 {
-	return guest_end(v->guest, GUEST_STATUS_POWER_OFF, "vcpu%u: power-off by %s: the guest "
-			 "ends (status %d)", v->id, how, GUEST_STATUS_POWER_OFF);
+	return guest_end(v->guest, GUEST_STATUS_POWER_OFF, "vcpu%u: power-off by %s: 0x%02x "
+			 "written to port %#x; the guest ends (status %d)", v->id, how, val, port,
+			 GUEST_STATUS_POWER_OFF);
 }
 
 /*
@@ -43,7 +49,8 @@ int io_reset_control(struct vcpu *v, struct io_req *r)
 	}
 	if (r->val & DEV_RESET_RST_CPU)
 		return dev_power_reset(v, kind ? "the reset control register 0xcf9 (hard reset)"
-					       : "the reset control register 0xcf9 (soft reset)");
+					       : "the reset control register 0xcf9 (soft reset)",
+				       r->port, (uint8_t)r->val);
 	WRITE_ONCE(d->reset_control, kind);
 	return 0;
 }
@@ -79,7 +86,7 @@ int io_acpi_sleep(struct vcpu *v, struct io_req *r)
 	if (!(val & DEV_ACPI_SLP_EN))
 		return 0;
 	if (FIELD_GET(DEV_ACPI_SLP_TYP, val) == DEV_ACPI_SLP_TYP_S5)
-		return dev_power_off(v, "ACPI sleep control (S5, soft off)");
+		return dev_power_off(v, "ACPI sleep control (S5, soft off)", r->port, val);
 	spin_lock(&d->lock);
 	d->acpi_sleep_status |= DEV_ACPI_WAK_STS;
 	spin_unlock(&d->lock);

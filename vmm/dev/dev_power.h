@@ -42,9 +42,10 @@
 #define   DEV_ACPI_SLP_TYP_S5        5u         /* the DSDT's \_S5 package: { 5, 5 } */
 
 /* Ends v's guest for a reset request (status GUEST_STATUS_RESET), naming
- * the way it asked; returns -1 like guest_end(). */
-int dev_power_reset(struct vcpu *v, const char *how);
+ * the way it asked and the byte `val` written to `port` that did; returns
+ * -1 like guest_end(). */
+int dev_power_reset(struct vcpu *v, const char *how, uint16_t port, uint8_t val);
 /* Ends v's guest for a power-off request (status GUEST_STATUS_POWER_OFF). */
-int dev_power_off(struct vcpu *v, const char *how);
+int dev_power_off(struct vcpu *v, const char *how, uint16_t port, uint8_t val);
 
 #endif

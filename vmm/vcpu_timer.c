@@ -383,6 +383,39 @@ void vcpu_timer_host_init(void)
 	irq_register(VEC_HPET, backend_irq);
 }
 
+/*
+ * Whether a halted vCPU can never be woken, so that ending its guest now
+ * loses nothing; `wake` is the next host-timer deadline the halt would
+ * sleep to (the guest timer's, the time limit's), ~0: none. The SDM's HLT
+ * ends for an enabled interrupt, an NMI, SMI or INIT (Vol. 2A, HLT), and
+ * IF does not block NMIs ("NMI Interrupt Handling", Vol. 3A). So:
+ * - a time limit always ends the halt: `wake` is finite, never hopeless
+ *   (the limit's status and line then say what happened);
+ * - another vCPU can always send an NMI or INIT (or, with IF set, any
+ *   IPI): never hopeless, whatever IF;
+ * - a lone vCPU with IF set waits for its timer or a post made before the
+ *   park, not yet taken (timer=posted);
+ * - a lone vCPU with IF clear has no NMI or INIT source left: those come
+ *   from its ICR (it is halted, it writes none) or from an LVT with a
+ *   delivery-mode field (LINT0/1, thermal, performance counters, CMCI),
+ *   none of which anything in tickvisor asserts (no PIC output, CPUID
+ *   0xA: no PMU). The LVT timer has no delivery-mode field (SDM "Local
+ *   Vector Table"; lapic/vlapic_irq.c delivers it fixed), so its expiry
+ *   only sets IRR, which IF holds back; a periodic one would wake the
+ *   host forever to no end, so that vCPU is ended at once. KVM keeps
+ *   any halted vCPU until kvm_vcpu_has_events() (a queued NMI, INIT, an
+ *   interrupt IF allows) and seL4's vm_hlt_handler only warns "halted
+ *   forever": neither has a time limit to fall back on.
+ */
+static bool halt_hopeless(struct vcpu *v, bool if_set, uint64_t wake)
+{
+	if (v->guest->deadline_tsc || v->guest->nvcpus > 1)
+		return false;
+	if (!if_set)
+		return true;
+	return wake == ~0ull && !vapic_pi_pending(v);
+}
+
 int vcpu_timer_block(struct vcpu *v, bool if_set)
 {
 	struct vtimer *t = &v->lapic->timer;
@@ -419,10 +452,10 @@ int vcpu_timer_block(struct vcpu *v, bool if_set)
 			wake = t->target - v->tsc_offset - adv;
 		if (limit)
 			wake = MIN(wake, limit);
-		/* Nor a post made before the park, not yet taken. */
-		if (wake == ~0ull && v->guest->nvcpus == 1 && !vapic_pi_pending(v))
-			return vcpu_kill(v, GUEST_STATUS_HUNG, "HLT with no timer armed and no "
-					 "other vCPU to wake it: it would sleep forever");
+		if (halt_hopeless(v, if_set, wake))
+			return vcpu_kill(v, GUEST_STATUS_HUNG, "HLT with %s, no time limit and no "
+					 "other vCPU: nothing can wake it",
+					 if_set ? "no timer armed" : "interrupts disabled");
 		/* Same target, other hardware: sleep on a host timer until it
 		 * (or a kick from another CPU), interrupts on, then look again. */
 		if (wake != ~0ull && !timer_host_sleep_arm(tc, wake))

@@ -142,9 +142,13 @@ void vapic_inject_init(struct vcpu *v)
 			      (g->nvcpus > 1 || v->timer_kind != TIMER_PREEMPT);
 	/* vcpu_timer.c says why: a kick must reach a vCPU of a guest with
 	 * others; with hlt=guest it may wait in HLT with IF = 0, which Bochs
-	 * does not leave for it either (event.cc, handleWaitForEvent). */
-	v->cached_stop_poll = g->nvcpus > 1 &&
-			      (v->kick_if0_erratum || quirks || g->hlt == HLT_GUEST);
+	 * does not leave for it either (event.cc, handleWaitForEvent; the
+	 * third probe of vcpu_calib.c), and it may get there from an entry
+	 * with IF = 1. */
+	bool hlt_stuck = g->hlt == HLT_GUEST && (v->hlt_if0_erratum || quirks);
+
+	v->cached_stop_poll = g->nvcpus > 1 && (v->kick_if0_erratum || quirks || hlt_stuck);
+	v->cached_stop_poll_any_if = g->nvcpus > 1 && hlt_stuck;
 	v->cached_if0_check = v->cached_stop_poll || v->cached_vid_guard;
 }
 

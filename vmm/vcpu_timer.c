@@ -100,14 +100,21 @@ void vcpu_timer_after_entry(struct vcpu *v)
  * scripts/bochs-patches/0003): a vCPU entered with IF=0 never exits for
  * the kick. Nor does Bochs wake a guest from HLT with IF=0 for it
  * (event.cc, handleWaitForEvent wants IF; not patched), which only
- * hlt=guest lets a guest enter. So where the probe of vmm/vcpu_calib.c
- * finds the first (kick_if0_erratum), with hlt=guest, or with
- * if0_quirks=on, a vCPU of a multi-vCPU guest entered with IF=0 always
- * has the VMX-preemption timer - which ends non-root operation whatever
- * the guest's IF or activity state - armed at most VCPU_STOP_POLL_US
- * ahead (issue 15.7; cached_stop_poll). Entered with IF=1 it needs none.
- * The same bound holds for an NMI or INIT another vCPU sends it, which
- * also only arrive by the kick. Cost: at most one exit per 1 ms of IF=0.
+ * hlt=guest lets a guest enter. So where the probes of vmm/vcpu_calib.c
+ * find the first (kick_if0_erratum) or, with hlt=guest, the second
+ * (hlt_if0_erratum), or with if0_quirks=on, a vCPU of a multi-vCPU guest
+ * entered with IF=0 always has the VMX-preemption timer - which ends
+ * non-root operation whatever the guest's IF or activity state - armed
+ * at most VCPU_STOP_POLL_US ahead (issue 15.7; cached_stop_poll).
+ * Entered with IF=1 it needs none for the first: a guest that clears IF
+ * itself unmasks the kick on Bochs (flag_ctrl_pro.cc). For the second it
+ * does (cached_stop_poll_any_if): CLI; HLT puts the guest in HLT with
+ * IF=0 with no exit in between, and before the poll covered IF=1 entries
+ * too an AP doing that slept through every NMI and the guest's end
+ * (guest-tests/smp_nmi.c, hlt_exits=0). The same bound holds for an NMI
+ * or INIT another vCPU sends it, which also only arrive by the kick.
+ * Cost: at most one exit per 1 ms of IF=0 (with the second erratum, per
+ * 1 ms of hlt=guest).
  * Every slow entry of such a vCPU comes here (arm() ends in
  * apply_preempt() on every backend), and records in stop_poll_armed
  * whether it armed the poll: the entries vmm/exit_fast.c resumes at once
@@ -118,7 +125,8 @@ void vcpu_timer_after_entry(struct vcpu *v)
 static inline __attribute__((always_inline)) uint64_t stop_poll_deadline(struct vcpu *v,
 									   uint64_t host_now)
 {
-	v->stop_poll_armed = timer_caps.preempt && !(vmread(VMCS_GUEST_RFLAGS) & RFLAGS_IF);
+	v->stop_poll_armed = timer_caps.preempt && (v->cached_stop_poll_any_if ||
+						    !(vmread(VMCS_GUEST_RFLAGS) & RFLAGS_IF));
 	if (!v->stop_poll_armed)
 		return TIMER_PLAN_NEVER;
 	return host_now + VCPU_STOP_POLL_US * (platform.tb.tsc_hz / 1000000);

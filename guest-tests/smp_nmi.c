@@ -9,6 +9,8 @@
  *  - to an AP spinning with IF=0: taken at once, IF still 0 inside;
  *  - to an AP halted with IF=0 (CLI; HLT, which only NMI, SMI and INIT
  *    end): it runs the handler and resumes after the HLT;
+ *  - and for comparison INIT-SIPI to an AP halted with IF=0: INIT ends
+ *    the halt too, the AP restarts and never returns past its HLT;
  *  - AP -> BSP;
  *
  * in xAPIC and in x2APIC mode. peer=N picks the AP (default 1);
@@ -159,6 +161,32 @@ static void test_cli_halt(void)
 	       wake_us, smp_hits_of(&hits, peer));
 }
 
+static void noop(void *arg)
+{
+	(void)arg;
+}
+
+/* INIT ends the same halt (SDM HLT: "the INIT# signal ... will resume
+ * execution"), into wait-for-SIPI: smp_start_ap()'s SIPI restarts the AP,
+ * which drops the work it was halted in. */
+static void test_cli_halt_init(void)
+{
+	uint64_t hlt_before = smp_hlt_exits();
+	bool exits = arg_get_ulong("hlt_exits", 1) != 0, halted, restarted, answers;
+
+	if (!start_on_peer(ap_halt_cli))
+		return;
+	if (tickvisor_present() && exits)
+		halted = smp_wait_halted(hlt_before, HALT_SETTLE_US);
+	else
+		halted = (tsc_delay_us(HALT_SETTLE_US), !ap_resumed);
+	restarted = smp_start_ap(peer);
+	answers = restarted && on_cpu(peer, noop, NULL);
+	report(halted && restarted && answers && !ap_resumed && !smp_hits_of(&hits, peer),
+	       "CPU %u halted with IF=0: INIT-SIPI restarts it (%s, %s), not past its HLT", peer,
+	       halted ? "was halted" : "not halted", answers ? "answers" : "does not answer");
+}
+
 static void test_mode(bool x2)
 {
 	unsigned arrived = 0;
@@ -168,6 +196,7 @@ static void test_mode(bool x2)
 	report_one_way(0, peer, send_each(peer));
 	test_cli_spin();
 	test_cli_halt();
+	test_cli_halt_init();
 	smp_hits_clear(&hits);
 	if (on_cpu(peer, ap_to_bsp, &arrived))
 		report_one_way(peer, 0, arrived);

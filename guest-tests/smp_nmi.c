@@ -11,6 +11,8 @@
  *    end): it runs the handler and resumes after the HLT;
  *  - and for comparison INIT-SIPI to an AP halted with IF=0: INIT ends
  *    the halt too, the AP restarts and never returns past its HLT;
+ *  - to an AP halted inside its NMI handler: the NMI is blocked until the
+ *    handler's IRET, so it is latched and the AP stays halted;
  *  - AP -> BSP;
  *
  * in xAPIC and in x2APIC mode. peer=N picks the AP (default 1);
@@ -33,11 +35,17 @@
 static struct smp_hits hits;
 static unsigned peer;
 static volatile uint64_t nmi_rflags;    /* RFLAGS the last NMI interrupted */
+static volatile uint32_t halt_in_nmi;   /* the peer's handler executes HLT */
+static volatile uint32_t nmi_hlt_resumed;
 
 static void nmi_handler(struct ex_regs *regs)
 {
 	nmi_rflags = regs->rflags;
 	smp_hits_record(&hits);
+	if (halt_in_nmi && smp_id() == peer) {
+		hlt();
+		nmi_hlt_resumed = 1;
+	}
 }
 
 static void send_nmi(unsigned dest)
@@ -187,6 +195,44 @@ static void test_cli_halt_init(void)
 	       halted ? "was halted" : "not halted", answers ? "answers" : "does not answer");
 }
 
+/* How long the AP halted in its NMI handler must stay so. */
+#define BLOCKED_WATCH_US        5000u
+
+/*
+ * HLT in an NMI handler, a second NMI sent: NMIs are blocked from the
+ * first one's delivery to the handler's IRET (SDM Vol. 3A, "NMI
+ * Handling"), so the second is latched, not an "enabled interrupt" that
+ * ends the HLT: the AP stays halted. INIT-SIPI takes it back.
+ */
+static void test_halt_in_nmi(void)
+{
+	bool exits = arg_get_ulong("hlt_exits", 1) != 0, halted, stayed, restarted;
+	uint64_t hlt_before;
+
+	halt_in_nmi = 1;
+	nmi_hlt_resumed = 0;
+	if (!start_on_peer(ap_spin_cli)) {
+		halt_in_nmi = 0;
+		return;
+	}
+	hlt_before = smp_hlt_exits();
+	send_nmi(peer);
+	halted = smp_hits_expect(&hits, (uint32_t)BIT(peer), 1, SMP_HITS_TIMEOUT_US, 0, NULL);
+	if (tickvisor_present() && exits)
+		halted = halted && smp_wait_halted(hlt_before, HALT_SETTLE_US);
+	else
+		tsc_delay_us(HALT_SETTLE_US);
+	send_nmi(peer);
+	tsc_delay_us(BLOCKED_WATCH_US);
+	stayed = !nmi_hlt_resumed && smp_hits_of(&hits, peer) == 1;
+	halt_in_nmi = 0;
+	restarted = smp_start_ap(peer) && on_cpu(peer, noop, NULL);
+	report(halted && stayed && restarted,
+	       "CPU %u halted in its NMI handler: a second NMI is latched, it stays halted "
+	       "%u us (%u handler runs%s), INIT-SIPI restarts it", peer, BLOCKED_WATCH_US,
+	       smp_hits_of(&hits, peer), nmi_hlt_resumed ? ", resumed after the HLT" : "");
+}
+
 static void test_mode(bool x2)
 {
 	unsigned arrived = 0;
@@ -197,6 +243,7 @@ static void test_mode(bool x2)
 	test_cli_spin();
 	test_cli_halt();
 	test_cli_halt_init();
+	test_halt_in_nmi();
 	smp_hits_clear(&hits);
 	if (on_cpu(peer, ap_to_bsp, &arrived))
 		report_one_way(peer, 0, arrived);

@@ -11,6 +11,8 @@
  *    end): it runs the handler and resumes after the HLT;
  *  - and for comparison INIT-SIPI to an AP halted with IF=0: INIT ends
  *    the halt too, the AP restarts and never returns past its HLT;
+ *  - a SIPI to an AP halted with IF=0 is ignored (no wait-for-SIPI), and
+ *    does not count for a later INIT either: that AP waits for a new SIPI;
  *  - to an AP halted inside its NMI handler: the NMI is blocked until the
  *    handler's IRET, so it is latched and the AP stays halted;
  *  - AP -> BSP;
@@ -195,6 +197,46 @@ static void test_cli_halt_init(void)
 	       halted ? "was halted" : "not halted", answers ? "answers" : "does not answer");
 }
 
+#define STRAY_SIPI_WAIT_US      2000u
+
+static void send_ipi(unsigned dm, unsigned vector)
+{
+	apic_icr_write(smp_icr(dm, vector, LAPIC_DEST_NONE, false), peer);
+}
+
+/*
+ * SDM Vol. 3A, "MP Initialization Protocol": a SIPI is acted on only in
+ * wait-for-SIPI, after an INIT. One sent to an AP halted with IF=0 is
+ * not an event that ends its HLT, and is forgotten: after a later INIT
+ * alone the AP stays in wait-for-SIPI. smp_start_ap() takes it back.
+ */
+static void test_stray_sipi_halted(void)
+{
+	uint64_t hlt_before = smp_hlt_exits();
+	bool exits = arg_get_ulong("hlt_exits", 1) != 0, halted, ignored, waits, restarted;
+	uint32_t starts;
+
+	if (!start_on_peer(ap_halt_cli))
+		return;
+	if (tickvisor_present() && exits)
+		halted = smp_wait_halted(hlt_before, HALT_SETTLE_US);
+	else
+		halted = (tsc_delay_us(HALT_SETTLE_US), !ap_resumed);
+	starts = smp_ap_boot(peer)->starts;
+	send_ipi(LAPIC_DM_STARTUP, smp_trampoline_page() >> 12);
+	tsc_delay_us(STRAY_SIPI_WAIT_US);
+	ignored = !ap_resumed && smp_ap_boot(peer)->starts == starts;
+	percpu_set_offline(peer);
+	send_ipi(LAPIC_DM_INIT, 0);
+	tsc_delay_us(STRAY_SIPI_WAIT_US);
+	waits = !ap_resumed && smp_ap_boot(peer)->starts == starts;
+	restarted = smp_start_ap(peer) && on_cpu(peer, noop, NULL);
+	report(halted && ignored && waits && restarted,
+	       "CPU %u halted with IF=0: a SIPI is ignored (%s), a later INIT alone does not "
+	       "start it (%s), INIT-SIPI-SIPI does", peer, ignored ? "yes" : "no",
+	       waits ? "yes" : "no");
+}
+
 /* How long the AP halted in its NMI handler must stay so. */
 #define BLOCKED_WATCH_US        5000u
 
@@ -244,6 +286,7 @@ static void test_mode(bool x2)
 	test_cli_halt();
 	test_cli_halt_init();
 	test_halt_in_nmi();
+	test_stray_sipi_halted();
 	smp_hits_clear(&hits);
 	if (on_cpu(peer, ap_to_bsp, &arrived))
 		report_one_way(peer, 0, arrived);

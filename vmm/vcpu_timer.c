@@ -452,6 +452,7 @@ int vcpu_timer_block(struct vcpu *v, bool if_set)
 				trace_timer_expire(v, 0);
 			continue;
 		}
+		vcpu_drop_stray_sipi(v);
 		if (vapic_has_event(v, if_set))
 			break;
 		if (READ_ONCE(v->guest->ended) || vcpu_check_time_limit(v, " (halted)"))

@@ -182,8 +182,9 @@ void vcpu_calib_measure(struct vcpu *v)
  *    does not: handleWaitForEvent (cpu/event.cc) wakes for an external
  *    interrupt only with IF = 1, VMX or not; the preemption timer and an
  *    NMI do wake it. Asked only with hlt=guest (only it lets a guest sit
- *    in HLT) on a CPU with the preemption timer (the bound, and the stop
- *    poll that is the workaround). Costs the stop poll on every entry of
+ *    in HLT) of several vCPUs (only those have a stop poll) on a CPU with
+ *    the preemption timer (the bound, and the stop poll that is the
+ *    workaround). Costs the stop poll on every entry of
  *    a hlt=guest vCPU with others, IF = 1 included: the guest clears IF
  *    itself before its HLT, no exit between (vmm/vcpu_timer.c).
  * Anything else (a VMCALL in 2 or 3, a failed entry, an IPI that never
@@ -283,15 +284,18 @@ static long probe_hlt(struct vcpu *v)
 	return r;
 }
 
-/* Probe 3 where it can be asked; *erratum stays set unless it proves
- * the CPU right. */
+/* Whether probe 3 is asked (above). */
+static bool probe_hlt_asked(const struct vcpu *v)
+{
+	return v->guest->hlt == HLT_GUEST && v->guest->nvcpus > 1 && platform.vmx.preempt_timer &&
+	       platform.vmx.act_hlt;
+}
+
+/* Probe 3; *erratum stays set unless it proves the CPU right. */
 static long probe_hlt_if0(struct vcpu *v, bool *erratum)
 {
-	long r;
+	long r = probe_hlt(v);
 
-	if (v->guest->hlt != HLT_GUEST || !platform.vmx.preempt_timer || !platform.vmx.act_hlt)
-		return 0;
-	r = probe_hlt(v);
 	if (r == VMX_EXIT_EXT_INTR || r == VMX_EXIT_PREEMPT_TIMER)
 		*erratum = r == VMX_EXIT_PREEMPT_TIMER;
 	else
@@ -305,7 +309,8 @@ void vcpu_calib_probe_if0(struct vcpu *v)
 	const char *name = v->guest->spec->name;
 	bool vid = v->guest->apicv && platform.vmx.vid, known = true;
 	uint64_t excb, idtr;
-	long kick, hlt, r = 0;
+	bool hlt_asked = probe_hlt_asked(v);
+	long kick, hlt = 0, r = 0;
 
 	/* Until the CPU says otherwise. */
 	v->kick_if0_erratum = true;
@@ -333,7 +338,8 @@ void vcpu_calib_probe_if0(struct vcpu *v)
 			pr_warn("guest %s: vcpu%u: IF=0 virtual-interrupt probe inconclusive (%s, %ld): "
 				"interrupt window kept", name, v->id, probe_failed(r), r);
 	}
-	hlt = probe_hlt_if0(v, &v->hlt_if0_erratum);
+	if (hlt_asked)
+		hlt = probe_hlt_if0(v, &v->hlt_if0_erratum);
 
 	vmwrite(VMCS_EXCEPTION_BITMAP, excb);
 	vmwrite(VMCS_GUEST_IDTR_LIMIT, idtr);
@@ -342,6 +348,6 @@ void vcpu_calib_probe_if0(struct vcpu *v)
 		 "(exit %ld); a kick in HLT %s (exit %ld)", name, v->id,
 		 v->kick_if0_erratum ? "is held back (erratum)" : "exits", kick,
 		 !vid ? "not used" : v->vid_if0_erratum ? "are delivered (erratum)" :
-		 "are held back", r, v->guest->hlt != HLT_GUEST ? "not asked" :
+		 "are held back", r, !hlt_asked ? "not asked" :
 		 v->hlt_if0_erratum ? "is held back (erratum)" : "exits", hlt);
 }

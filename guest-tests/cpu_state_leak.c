@@ -5,10 +5,12 @@
  * in the same boot: role=set writes marker values into everything VMX
  * does not switch and tickvisor passes through - STAR, LSTAR, CSTAR,
  * SFMASK, KERNEL_GS_BASE, TSC_AUX (MSR bitmap), DR0-DR3 and DR6 (MOV DR
- * does not exit), DR7, MXCSR, XMM and YMM registers, XCR0 - and checks
+ * does not exit), DR7, MXCSR, XMM and YMM registers, XCR0, CR0.CD/NW
+ * (VM entry and exit leave them in the physical CR0) - and checks
  * they stick, DR7 across VM exits too; role=check expects the power-up
  * values (Intel SDM Vol. 3A, "Processor State After Reset": DR0-DR3 0,
- * DR6 FFFF0FF0H, DR7 400H, MXCSR 1F80H, XMM/YMM 0; Vol. 1: XCR0 1). The
+ * DR6 FFFF0FF0H, DR7 400H, MXCSR 1F80H, XMM/YMM 0; Vol. 1: XCR0 1), and
+ * CD/NW clear as the loader leaves them (vmm/vcpu_setup.c). The
  * SDM gives no reset value for the SYSCALL MSRs and TSC_AUX: 0, as a new
  * vCPU has them under KVM and BitVisor. Bare Bochs passes role=check
  * except for SFMASK, which its reset sets to 0x20200.
@@ -18,6 +20,7 @@
 #define MXCSR_INIT              0x1f80u
 #define MXCSR_MARK              0x9fc0u         /* FTZ, DAZ, all masked, RC=00 */
 #define XCR0_AVX_ON             (XCR0_X87 | XCR0_SSE | XCR0_AVX)
+#define CR0_CD_NW               (X86_CR0_CD | X86_CR0_NW)
 
 static const struct { uint32_t msr; uint64_t mark; const char *name; } msrs[] = {
 	{ MSR_STAR,           0x0023001000000000ull, "STAR" },
@@ -104,6 +107,9 @@ static void role_set(void)
 	static const uint64_t ymm_ones[4] __aligned(32) = { ~0ull, ~0ull, ~0ull, ~0ull };
 	uint64_t dr7 = dr7_mark(), ymm7[4] = { 0 };
 
+	write_cr0(read_cr0() | CR0_CD_NW);              /* caching off, as the guest sees it */
+	(void)cpuid(0);
+	report((read_cr0() & CR0_CD_NW) == CR0_CD_NW, "set CR0.CD and NW (CR0 0x%lx)", read_cr0());
 	for (unsigned i = 0; i < ARRAY_SIZE(msrs); i++) {
 		wrmsr(msrs[i].msr, msrs[i].mark);
 		report(rdmsr(msrs[i].msr) == msrs[i].mark, "set %s = 0x%lx", msrs[i].name,
@@ -142,6 +148,8 @@ static void role_set(void)
 
 static void role_check(void)
 {
+	report(!(read_cr0() & CR0_CD_NW), "CR0.CD and NW clear, not the last guest's (CR0 0x%lx)",
+	       read_cr0());
 	for (unsigned i = 0; i < ARRAY_SIZE(msrs); i++)
 		report(rdmsr(msrs[i].msr) == 0, "%s reads 0 (0x%lx)", msrs[i].name,
 		       rdmsr(msrs[i].msr));

@@ -9,9 +9,18 @@
  *  - to an AP spinning with IF=0: taken at once, IF still 0 inside;
  *  - to an AP halted with IF=0 (CLI; HLT, which only NMI, SMI and INIT
  *    end): it runs the handler and resumes after the HLT;
+ *  - and for comparison INIT-SIPI to an AP halted with IF=0: INIT ends
+ *    the halt too, the AP restarts and never returns past its HLT;
+ *  - a SIPI to an AP halted with IF=0 is ignored (no wait-for-SIPI), and
+ *    does not count for a later INIT either: that AP waits for a new SIPI;
+ *  - to an AP halted inside its NMI handler: the NMI is blocked until the
+ *    handler's IRET, so it is latched and the AP stays halted;
  *  - AP -> BSP;
  *
- * in xAPIC and in x2APIC mode. peer=N picks the AP (default 1).
+ * in xAPIC and in x2APIC mode. peer=N picks the AP (default 1);
+ * hlt_exits=0 says HLT does not exit (tickvisor's hlt=guest: the AP
+ * sleeps in the guest's HLT activity state), so the halt is waited for
+ * by time, not seen as an exit.
  */
 #include "lib/guest.h"
 #include "lib/smp.h"
@@ -19,16 +28,26 @@
 #include "lib/tsc.h"
 
 #define NR_NMIS                 5u
-#define HALT_SETTLE_US          1000u   /* without tickvisor: time to reach HLT */
+#define HALT_SETTLE_US          1000u   /* without an HLT exit: time to reach HLT */
+/* NMI sent -> the halted AP past its HLT. tickvisor's kick is an IPI,
+ * its stop poll (hlt=guest under Bochs) 1 ms; anything near the guest's
+ * time limit means the NMI did not wake it. */
+#define WAKE_BOUND_US           20000u
 
 static struct smp_hits hits;
 static unsigned peer;
 static volatile uint64_t nmi_rflags;    /* RFLAGS the last NMI interrupted */
+static volatile uint32_t halt_in_nmi;   /* the peer's handler executes HLT */
+static volatile uint32_t nmi_hlt_resumed;
 
 static void nmi_handler(struct ex_regs *regs)
 {
 	nmi_rflags = regs->rflags;
 	smp_hits_record(&hits);
+	if (halt_in_nmi && smp_id() == peer) {
+		hlt();
+		nmi_hlt_resumed = 1;
+	}
 }
 
 static void send_nmi(unsigned dest)
@@ -61,7 +80,7 @@ static void report_one_way(unsigned from, unsigned to, unsigned arrived)
 }
 
 static volatile uint32_t ap_ready, ap_resumed;
-static volatile uint64_t ap_if_after;
+static volatile uint64_t ap_if_after, ap_resumed_tsc;
 
 /* On the AP: IF=0, spin until the NMI has run (bounded). */
 static void ap_spin_cli(void *arg)
@@ -76,13 +95,16 @@ static void ap_spin_cli(void *arg)
 	ap_if_after = read_rflags() & X86_EFLAGS_IF;
 }
 
-/* On the AP: IF=0 and HLT; only the NMI brings it past. */
+/* On the AP: IF=0 and HLT; only the NMI brings it past, with IF still 0
+ * (the handler's IRET restores the RFLAGS the NMI interrupted). */
 static void ap_halt_cli(void *arg)
 {
 	(void)arg;
 	cli();
 	ap_ready = 1;
 	hlt();
+	ap_resumed_tsc = rdtsc();
+	ap_if_after = read_rflags() & X86_EFLAGS_IF;
 	ap_resumed = 1;
 }
 
@@ -114,30 +136,143 @@ static void test_cli_spin(void)
 }
 
 /*
- * Known tickvisor bug: it ends a guest whose vCPU executes HLT with IF=0
- * ("the vCPU would sleep forever"), although with several vCPUs an NMI
- * or INIT IPI still wakes it (SDM, HLT: "An enabled interrupt (including
- * NMI and SMI), ... the INIT# signal ... will resume execution"). Under
- * tickvisor this runs only with cli_hlt=1.
+ * SDM Vol. 2A, HLT: "An enabled interrupt (including NMI and SMI), a
+ * debug exception, the BINIT# signal, the INIT# signal, or the RESET#
+ * signal will resume execution"; IF does not block NMIs (Vol. 3A, "NMI
+ * Interrupt Handling"). So CLI; HLT ends for an NMI, which runs its
+ * handler and returns after the HLT. Under tickvisor the AP sleeps in
+ * tickvisor (hlt=exit) or in the guest's HLT activity state (hlt=guest),
+ * and the NMI reaches it from another CPU by a kick.
  */
 static void test_cli_halt(void)
 {
-	uint64_t hlt_before = smp_hlt_exits();
+	uint64_t hlt_before = smp_hlt_exits(), sent, wake_us = 0;
+	bool exits = arg_get_ulong("hlt_exits", 1) != 0;
 	bool halted, back;
 
-	if (tickvisor_present() && !arg_get_ulong("cli_hlt", 0)) {
-		report_skip("CPU %u halted with IF=0, woken by NMI: tickvisor ends the guest "
-			    "at such a HLT (run with cli_hlt=1)", peer);
-		return;
-	}
 	if (!start_on_peer(ap_halt_cli))
 		return;
-	halted = smp_wait_halted(hlt_before, HALT_SETTLE_US);
+	if (tickvisor_present() && exits) {
+		halted = smp_wait_halted(hlt_before, HALT_SETTLE_US);
+	} else {
+		tsc_delay_us(HALT_SETTLE_US);
+		halted = !ap_resumed;
+	}
+	sent = rdtsc();
 	send_nmi(peer);
 	back = on_cpu_wait(peer);
-	report(halted && back && ap_resumed && smp_hits_of(&hits, peer) == 1,
-	       "CPU %u halted with IF=0 (%s): the NMI wakes it, %u run(s), resumes after HLT",
-	       peer, halted ? "HLT exit seen" : "no HLT exit seen", smp_hits_of(&hits, peer));
+	if (ap_resumed)
+		wake_us = tsc_to_us(ap_resumed_tsc - sent);
+	report(halted && back && ap_resumed && smp_hits_of(&hits, peer) == 1 &&
+	       !(nmi_rflags & X86_EFLAGS_IF) && !ap_if_after && wake_us <= WAKE_BOUND_US,
+	       "CPU %u halted with IF=0 (%s): the NMI wakes it in %lu us, %u run(s), resumes "
+	       "after HLT with IF=0", peer,
+	       !halted ? "not halted" : tickvisor_present() && exits ? "HLT exit seen" : "settled",
+	       wake_us, smp_hits_of(&hits, peer));
+}
+
+static void noop(void *arg)
+{
+	(void)arg;
+}
+
+/* INIT ends the same halt (SDM HLT: "the INIT# signal ... will resume
+ * execution"), into wait-for-SIPI: smp_start_ap()'s SIPI restarts the AP,
+ * which drops the work it was halted in. */
+static void test_cli_halt_init(void)
+{
+	uint64_t hlt_before = smp_hlt_exits();
+	bool exits = arg_get_ulong("hlt_exits", 1) != 0, halted, restarted, answers;
+
+	if (!start_on_peer(ap_halt_cli))
+		return;
+	if (tickvisor_present() && exits)
+		halted = smp_wait_halted(hlt_before, HALT_SETTLE_US);
+	else
+		halted = (tsc_delay_us(HALT_SETTLE_US), !ap_resumed);
+	restarted = smp_start_ap(peer);
+	answers = restarted && on_cpu(peer, noop, NULL);
+	report(halted && restarted && answers && !ap_resumed && !smp_hits_of(&hits, peer),
+	       "CPU %u halted with IF=0: INIT-SIPI restarts it (%s, %s), not past its HLT", peer,
+	       halted ? "was halted" : "not halted", answers ? "answers" : "does not answer");
+}
+
+#define STRAY_SIPI_WAIT_US      2000u
+
+static void send_ipi(unsigned dm, unsigned vector)
+{
+	apic_icr_write(smp_icr(dm, vector, LAPIC_DEST_NONE, false), peer);
+}
+
+/*
+ * SDM Vol. 3A, "MP Initialization Protocol": a SIPI is acted on only in
+ * wait-for-SIPI, after an INIT. One sent to an AP halted with IF=0 is
+ * not an event that ends its HLT, and is forgotten: after a later INIT
+ * alone the AP stays in wait-for-SIPI. smp_start_ap() takes it back.
+ */
+static void test_stray_sipi_halted(void)
+{
+	uint64_t hlt_before = smp_hlt_exits();
+	bool exits = arg_get_ulong("hlt_exits", 1) != 0, halted, ignored, waits, restarted;
+	uint32_t starts;
+
+	if (!start_on_peer(ap_halt_cli))
+		return;
+	if (tickvisor_present() && exits)
+		halted = smp_wait_halted(hlt_before, HALT_SETTLE_US);
+	else
+		halted = (tsc_delay_us(HALT_SETTLE_US), !ap_resumed);
+	starts = smp_ap_boot(peer)->starts;
+	send_ipi(LAPIC_DM_STARTUP, smp_trampoline_page() >> 12);
+	tsc_delay_us(STRAY_SIPI_WAIT_US);
+	ignored = !ap_resumed && smp_ap_boot(peer)->starts == starts;
+	percpu_set_offline(peer);
+	send_ipi(LAPIC_DM_INIT, 0);
+	tsc_delay_us(STRAY_SIPI_WAIT_US);
+	waits = !ap_resumed && smp_ap_boot(peer)->starts == starts;
+	restarted = smp_start_ap(peer) && on_cpu(peer, noop, NULL);
+	report(halted && ignored && waits && restarted,
+	       "CPU %u halted with IF=0: a SIPI is ignored (%s), a later INIT alone does not "
+	       "start it (%s), INIT-SIPI-SIPI does", peer, ignored ? "yes" : "no",
+	       waits ? "yes" : "no");
+}
+
+/* How long the AP halted in its NMI handler must stay so. */
+#define BLOCKED_WATCH_US        5000u
+
+/*
+ * HLT in an NMI handler, a second NMI sent: NMIs are blocked from the
+ * first one's delivery to the handler's IRET (SDM Vol. 3A, "NMI
+ * Handling"), so the second is latched, not an "enabled interrupt" that
+ * ends the HLT: the AP stays halted. INIT-SIPI takes it back.
+ */
+static void test_halt_in_nmi(void)
+{
+	bool exits = arg_get_ulong("hlt_exits", 1) != 0, halted, stayed, restarted;
+	uint64_t hlt_before;
+
+	halt_in_nmi = 1;
+	nmi_hlt_resumed = 0;
+	if (!start_on_peer(ap_spin_cli)) {
+		halt_in_nmi = 0;
+		return;
+	}
+	hlt_before = smp_hlt_exits();
+	send_nmi(peer);
+	halted = smp_hits_expect(&hits, (uint32_t)BIT(peer), 1, SMP_HITS_TIMEOUT_US, 0, NULL);
+	if (tickvisor_present() && exits)
+		halted = halted && smp_wait_halted(hlt_before, HALT_SETTLE_US);
+	else
+		tsc_delay_us(HALT_SETTLE_US);
+	send_nmi(peer);
+	tsc_delay_us(BLOCKED_WATCH_US);
+	stayed = !nmi_hlt_resumed && smp_hits_of(&hits, peer) == 1;
+	halt_in_nmi = 0;
+	restarted = smp_start_ap(peer) && on_cpu(peer, noop, NULL);
+	report(halted && stayed && restarted,
+	       "CPU %u halted in its NMI handler: a second NMI is latched, it stays halted "
+	       "%u us (%u handler runs%s), INIT-SIPI restarts it", peer, BLOCKED_WATCH_US,
+	       smp_hits_of(&hits, peer), nmi_hlt_resumed ? ", resumed after the HLT" : "");
 }
 
 static void test_mode(bool x2)
@@ -149,6 +284,9 @@ static void test_mode(bool x2)
 	report_one_way(0, peer, send_each(peer));
 	test_cli_spin();
 	test_cli_halt();
+	test_cli_halt_init();
+	test_halt_in_nmi();
+	test_stray_sipi_halted();
 	smp_hits_clear(&hits);
 	if (on_cpu(peer, ap_to_bsp, &arrived))
 		report_one_way(peer, 0, arrived);

@@ -57,11 +57,9 @@ static int exit_hlt(struct vcpu *v)
 	uint64_t rflags = vmread(VMCS_GUEST_RFLAGS);
 
 	vcpu_skip_insn(v);
-	/* With IF clear only an NMI or INIT ends the halt: from another vCPU
-	 * that can happen, alone it cannot. */
-	if (!(rflags & RFLAGS_IF) && v->guest->nvcpus == 1)
-		return vcpu_kill(v, GUEST_STATUS_HUNG,
-				 "HLT with interrupts disabled: the vCPU would sleep forever");
+	/* RIP is past the HLT: whatever ends the halt (an interrupt, with IF
+	 * clear an NMI or INIT; SDM Vol. 2A, HLT) is taken there. Whether
+	 * anything still can is vcpu_timer_block()'s question. */
 	return vcpu_timer_block(v, rflags & RFLAGS_IF);
 }
 

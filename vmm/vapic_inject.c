@@ -142,9 +142,13 @@ void vapic_inject_init(struct vcpu *v)
 			      (g->nvcpus > 1 || v->timer_kind != TIMER_PREEMPT);
 	/* vcpu_timer.c says why: a kick must reach a vCPU of a guest with
 	 * others; with hlt=guest it may wait in HLT with IF = 0, which Bochs
-	 * does not leave for it either (event.cc, handleWaitForEvent). */
-	v->cached_stop_poll = g->nvcpus > 1 &&
-			      (v->kick_if0_erratum || quirks || g->hlt == HLT_GUEST);
+	 * does not leave for it either (event.cc, handleWaitForEvent; the
+	 * third probe of vcpu_calib.c), and it may get there from an entry
+	 * with IF = 1. */
+	bool hlt_stuck = g->hlt == HLT_GUEST && (v->hlt_if0_erratum || quirks);
+
+	v->cached_stop_poll = g->nvcpus > 1 && (v->kick_if0_erratum || quirks || hlt_stuck);
+	v->cached_stop_poll_any_if = g->nvcpus > 1 && hlt_stuck;
 	v->cached_if0_check = v->cached_stop_poll || v->cached_vid_guard;
 }
 
@@ -303,12 +307,23 @@ void vapic_inject(struct vcpu *v)
 	vapic_inject_pending(v);
 }
 
+/*
+ * A pending NMI ends a halt only where it can be delivered: one latched
+ * while the guest's NMI handler runs waits for the handler's IRET (SDM
+ * Vol. 3A, "NMI Handling"), and a CPU halted in that handler stays
+ * halted, as it does for an interrupt IF holds back. KVM (x86.c,
+ * kvm_vcpu_has_events: nmi_pending counts only if nmi_allowed()) and
+ * Bochs (event.cc, handleWaitForEvent: an unmasked NMI only; the NMI
+ * mask is set at delivery and cleared by IRET) agree.
+ */
 bool vapic_has_event(struct vcpu *v, bool if_set)
 {
 	struct vlapic *l = v->lapic;
 
 	vapic_pi_sync(v);
-	if (READ_ONCE(l->nmi_pending) || READ_ONCE(l->init_pending))
+	if (READ_ONCE(l->init_pending))
+		return true;
+	if (READ_ONCE(l->nmi_pending) && !nmi_blocked(v))
 		return true;
 	/* With APICv the CPU compares RVI with VPPR the same way. */
 	return if_set && vlapic_pending_vector(l) >= 0;

@@ -95,7 +95,9 @@ struct vcpu {
 	bool cached_if0_check;          /* an entry asks RFLAGS.IF: the guard or the stop poll (exit_fast.c) */
 	bool vid_if0_erratum;           /* this CPU delivers virtual interrupts with IF=0 (vcpu_calib.c) */
 	bool kick_if0_erratum;          /* entered with IF=0, this CPU ignores a kick (vcpu_calib.c) */
+	bool hlt_if0_erratum;           /* halted in the guest with IF=0, this CPU ignores a kick (vcpu_calib.c) */
 	bool cached_stop_poll;          /* IF=0 entries arm the stop poll (vcpu_timer.c) */
+	bool cached_stop_poll_any_if;   /* and IF=1 entries too: hlt=guest on a CPU with hlt_if0_erratum */
 };
 
 /* Port-I/O device state of a guest (the models in vmm/dev/). */

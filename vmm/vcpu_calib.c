@@ -43,6 +43,7 @@
 #define PROBE_GPA   (CALIB_GPA + 0x10u)  /* the erratum probe's code */
 #define PROBE_VECTOR 0x80u              /* its virtual interrupt (RVI) */
 #define PROBE_SPINS 1000000u            /* for the self-IPI to reach IRR */
+#define PROBE_HLT_BOUND_TSC 200000u     /* probe 3's way out: the preemption timer */
 
 static struct {
 	struct ept ept;
@@ -146,7 +147,7 @@ void vcpu_calib_measure(struct vcpu *v)
 }
 
 /*
- * Two errata of a CPU's interrupt handling with the guest's RFLAGS.IF = 0
+ * Three errata of a CPU's interrupt handling with the guest's RFLAGS.IF = 0
  * under "external-interrupt exiting", each worked around at a cost, so
  * asked of the CPU, not assumed: every vCPU probes its own CPU at start,
  * in the private page, with a self-IPI (VEC_KICK) waiting in the host
@@ -171,8 +172,23 @@ void vcpu_calib_measure(struct vcpu *v)
  *    interrupt window of vmm/vapic_inject.c. Asked only with
  *    virtual-interrupt delivery (apicv=on on a CPU that has it); without,
  *    there is nothing to guard.
- * Anything else (a VMCALL in 2, a failed entry, an IPI that never showed)
- * proves nothing, and the workaround stays. The probes change only what
+ * 3. hlt_if0_erratum: entered in the HLT activity state with IF = 0 (what
+ *    hlt=guest leaves a guest in after CLI; HLT), the guest stays halted
+ *    until the VMX-preemption timer, armed PROBE_HLT_BOUND_TSC ahead for
+ *    that, ends the probe. The SDM's CPU leaves HLT for the
+ *    external-interrupt exit (an external interrupt is not blocked by IF
+ *    under the control, and the HLT state ends for an exit; Vol. 3C,
+ *    "Activity State" and "Pin-Based VM-Execution Controls"). Bochs 3.0
+ *    does not: handleWaitForEvent (cpu/event.cc) wakes for an external
+ *    interrupt only with IF = 1, VMX or not; the preemption timer and an
+ *    NMI do wake it. Asked only with hlt=guest (only it lets a guest sit
+ *    in HLT) of several vCPUs (only those have a stop poll) on a CPU with
+ *    the preemption timer (the bound, and the stop poll that is the
+ *    workaround). Costs the stop poll on every entry of
+ *    a hlt=guest vCPU with others, IF = 1 included: the guest clears IF
+ *    itself before its HLT, no exit between (vmm/vcpu_timer.c).
+ * Anything else (a VMCALL in 2 or 3, a failed entry, an IPI that never
+ * showed) proves nothing, and the workaround stays. The probes change only what
  * they restore: the controls, the VMCS fields they write, the four words
  * of the APIC page that an entry and a delivery touch.
  */
@@ -251,15 +267,54 @@ static long probe_vid(struct vcpu *v, bool *erratum, bool *known)
 	return r;
 }
 
+/* Probe 3 (above): its exit reason (or < 0). The HLT state and the
+ * preemption timer are this probe's alone: the vCPU's own controls and
+ * activity state come back before its first entry. */
+static long probe_hlt(struct vcpu *v)
+{
+	uint64_t pin = vmread(VMCS_PIN_CTLS);
+	long r;
+
+	vmwrite(VMCS_PIN_CTLS, pin | BIT(PIN_PREEMPT_TIMER));
+	vmwrite(VMCS_PREEMPT_TIMER_VALUE, PROBE_HLT_BOUND_TSC >> platform.vmx.preempt_rate);
+	vmwrite(VMCS_GUEST_ACTIVITY_STATE, ACTIVITY_HLT);
+	r = probe_run(v, PROBE_GPA + 1, RFLAGS_FIXED, 0);
+	vmwrite(VMCS_GUEST_ACTIVITY_STATE, ACTIVITY_ACTIVE);
+	vmwrite(VMCS_PIN_CTLS, pin);
+	return r;
+}
+
+/* Whether probe 3 is asked (above). */
+static bool probe_hlt_asked(const struct vcpu *v)
+{
+	return v->guest->hlt == HLT_GUEST && v->guest->nvcpus > 1 && platform.vmx.preempt_timer &&
+	       platform.vmx.act_hlt;
+}
+
+/* Probe 3; *erratum stays set unless it proves the CPU right. */
+static long probe_hlt_if0(struct vcpu *v, bool *erratum)
+{
+	long r = probe_hlt(v);
+
+	if (r == VMX_EXIT_EXT_INTR || r == VMX_EXIT_PREEMPT_TIMER)
+		*erratum = r == VMX_EXIT_PREEMPT_TIMER;
+	else
+		pr_warn("guest %s: vcpu%u: IF=0 HLT probe inconclusive (%s, %ld): stop poll kept "
+			"on every entry", v->guest->spec->name, v->id, probe_failed(r), r);
+	return r;
+}
+
 void vcpu_calib_probe_if0(struct vcpu *v)
 {
 	const char *name = v->guest->spec->name;
 	bool vid = v->guest->apicv && platform.vmx.vid, known = true;
 	uint64_t excb, idtr;
-	long kick, r = 0;
+	bool hlt_asked = probe_hlt_asked(v);
+	long kick, hlt = 0, r = 0;
 
 	/* Until the CPU says otherwise. */
 	v->kick_if0_erratum = true;
+	v->hlt_if0_erratum = true;
 	v->vid_if0_erratum = vid;
 	if (!calib.eptp) {
 		pr_warn("guest %s: vcpu%u: IF=0 probes impossible (no private page): stop poll "
@@ -283,12 +338,16 @@ void vcpu_calib_probe_if0(struct vcpu *v)
 			pr_warn("guest %s: vcpu%u: IF=0 virtual-interrupt probe inconclusive (%s, %ld): "
 				"interrupt window kept", name, v->id, probe_failed(r), r);
 	}
+	if (hlt_asked)
+		hlt = probe_hlt_if0(v, &v->hlt_if0_erratum);
 
 	vmwrite(VMCS_EXCEPTION_BITMAP, excb);
 	vmwrite(VMCS_GUEST_IDTR_LIMIT, idtr);
 	vmwrite(VMCS_EPT_POINTER, v->guest->eptp);
 	pr_debug("guest %s: vcpu%u: with IF=0 a kick %s (exit %ld); virtual interrupts %s "
-		 "(exit %ld)", name, v->id, v->kick_if0_erratum ? "is held back (erratum)" : "exits",
-		 kick, !vid ? "not used" : v->vid_if0_erratum ? "are delivered (erratum)" :
-		 "are held back", r);
+		 "(exit %ld); a kick in HLT %s (exit %ld)", name, v->id,
+		 v->kick_if0_erratum ? "is held back (erratum)" : "exits", kick,
+		 !vid ? "not used" : v->vid_if0_erratum ? "are delivered (erratum)" :
+		 "are held back", r, !hlt_asked ? "not asked" :
+		 v->hlt_if0_erratum ? "is held back (erratum)" : "exits", hlt);
 }

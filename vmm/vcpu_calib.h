@@ -14,9 +14,9 @@ void vcpu_calib_init(void);
  * without touching guest memory. */
 void vcpu_calib_measure(struct vcpu *v);
 
-/* The IF=0 errata probes, on the same page: set v->kick_if0_erratum (the
- * stop poll of vmm/vcpu_timer.c guards against it) and v->vid_if0_erratum
- * (the interrupt window of vmm/vapic_inject.c). */
+/* The IF=0 errata probes, on the same page: set v->kick_if0_erratum and
+ * v->hlt_if0_erratum (the stop poll of vmm/vcpu_timer.c guards against
+ * them) and v->vid_if0_erratum (the interrupt window of vmm/vapic_inject.c). */
 void vcpu_calib_probe_if0(struct vcpu *v);
 
 #endif

@@ -189,6 +189,30 @@ static int vcpu_wait_sipi(struct vcpu *v)
 	}
 }
 
+/*
+ * A SIPI is ignored by a CPU not in wait-for-SIPI (SDM Vol. 3A, "MP
+ * Initialization Protocol": it is honoured only after an INIT; Bochs's
+ * deliver_SIPI, cpu/event.cc, acts on it only in that state, and KVM's
+ * kvm_apic_accept_events clears its SIPI bit either way). The run loop
+ * drops one at the next entry; a vCPU
+ * halted in tickvisor makes no entry until something wakes it, and if
+ * that is an INIT, vcpu_wait_sipi() would take the old SIPI as the one
+ * the INIT waits for and start the vCPU at once. So the halt drops it
+ * as it comes. A SIPI sent after an INIT is stored after it (release,
+ * vlapic_accept()), so seeing no INIT after taking the SIPI means the
+ * SIPI came first; otherwise it is put back for vcpu_wait_sipi().
+ */
+void vcpu_drop_stray_sipi(struct vcpu *v)
+{
+	struct vlapic *l = v->lapic;
+
+	if (!READ_ONCE(l->sipi_pending))
+		return;
+	if (__atomic_exchange_n(&l->sipi_pending, false, __ATOMIC_ACQ_REL) &&
+	    __atomic_load_n(&l->init_pending, __ATOMIC_ACQUIRE))
+		__atomic_store_n(&l->sipi_pending, true, __ATOMIC_RELEASE);
+}
+
 static int vcpu_init_sipi(struct vcpu *v)
 {
 	int r = vcpu_wait_sipi(v);

@@ -27,6 +27,10 @@ static inline void vcpu_inject_ud(struct vcpu *v) { vcpu_inject_exception(v, 6, 
 
 int vcpu_time_limit_hit(struct vcpu *v, const char *where);
 
+/* For a vCPU halted in tickvisor (not waiting for a SIPI): drops a SIPI
+ * that reached it, unless an INIT it may belong to came meanwhile. */
+void vcpu_drop_stray_sipi(struct vcpu *v);
+
 /* Past the guest's time limit (timeout=): ends it, saying where the vCPU
  * was, and returns -1; else 0. Inline: the vCPU loop asks every time. */
 static inline int vcpu_check_time_limit(struct vcpu *v, const char *where)

@@ -78,10 +78,13 @@ static void write_cr_masks(struct vcpu *v)
 {
 	const struct vmx_caps *c = &platform.vmx;
 
-	/* CD and NW too: VM entry does not load them, so a guest's own would
-	 * change how the physical CPU caches for tickvisor and the next
-	 * guests. The guest sees its values in the shadow; the CPU keeps
-	 * caching on. */
+	/* CD and NW too: VM entry and exit do not load them (SDM "Loading
+	 * Guest Control Registers, Debug Registers, and MSRs"), so a guest's
+	 * own would change how the physical CPU caches for tickvisor and the
+	 * next guests. The guest sees its values in the shadow; the CPU keeps
+	 * caching on, and guest memory stays write-back whatever the guest's
+	 * CD (only the values are virtualized, as KVM without non-coherent
+	 * DMA and bhyve do: docs/design-notes.md, "Guest CR0.CD/NW"). */
 	v->cr0_mask = (c->cr0_fixed0 & ~(CR0_PE | CR0_PG)) | ~c->cr0_fixed1 | CR0_CD | CR0_NW;
 	v->cr0_mask &= 0xffffffffull;
 	v->cr4_mask = c->cr4_fixed0 | (~c->cr4_fixed1 & 0xffffffffull);

@@ -102,14 +102,21 @@ void vcpu_timer_after_entry(struct vcpu *v)
  * scripts/bochs-patches/0003): a vCPU entered with IF=0 never exits for
  * the kick. Nor does Bochs wake a guest from HLT with IF=0 for it
  * (event.cc, handleWaitForEvent wants IF; not patched), which only
- * hlt=guest lets a guest enter. So where the probe of vmm/vcpu_calib.c
- * finds the first (kick_if0_erratum), with hlt=guest, or with
- * if0_quirks=on, a vCPU of a multi-vCPU guest entered with IF=0 always
- * has the VMX-preemption timer - which ends non-root operation whatever
- * the guest's IF or activity state - armed at most VCPU_STOP_POLL_US
- * ahead (issue 15.7; cached_stop_poll). Entered with IF=1 it needs none.
- * The same bound holds for an NMI or INIT another vCPU sends it, which
- * also only arrive by the kick. Cost: at most one exit per 1 ms of IF=0.
+ * hlt=guest lets a guest enter. So where the probes of vmm/vcpu_calib.c
+ * find the first (kick_if0_erratum) or, with hlt=guest, the second
+ * (hlt_if0_erratum), or with if0_quirks=on, a vCPU of a multi-vCPU guest
+ * entered with IF=0 always has the VMX-preemption timer - which ends
+ * non-root operation whatever the guest's IF or activity state - armed
+ * at most VCPU_STOP_POLL_US ahead (issue 15.7; cached_stop_poll).
+ * Entered with IF=1 it needs none for the first: a guest that clears IF
+ * itself unmasks the kick on Bochs (flag_ctrl_pro.cc). For the second it
+ * does (cached_stop_poll_any_if): CLI; HLT puts the guest in HLT with
+ * IF=0 with no exit in between, and before the poll covered IF=1 entries
+ * too an AP doing that slept through every NMI and the guest's end
+ * (guest-tests/smp_nmi.c, hlt_exits=0). The same bound holds for an NMI
+ * or INIT another vCPU sends it, which also only arrive by the kick.
+ * Cost: at most one exit per 1 ms of IF=0 (with the second erratum, per
+ * 1 ms of hlt=guest).
  * Every slow entry of such a vCPU comes here (arm() ends in
  * apply_preempt() on every backend), and records in stop_poll_armed
  * whether it armed the poll: the entries vmm/exit_fast.c resumes at once
@@ -120,7 +127,8 @@ void vcpu_timer_after_entry(struct vcpu *v)
 static inline __attribute__((always_inline)) uint64_t stop_poll_deadline(struct vcpu *v,
 									   uint64_t host_now)
 {
-	v->stop_poll_armed = timer_caps.preempt && !(vmread(VMCS_GUEST_RFLAGS) & RFLAGS_IF);
+	v->stop_poll_armed = timer_caps.preempt && (v->cached_stop_poll_any_if ||
+						    !(vmread(VMCS_GUEST_RFLAGS) & RFLAGS_IF));
 	if (!v->stop_poll_armed)
 		return TIMER_PLAN_NEVER;
 	return host_now + VCPU_STOP_POLL_US * (platform.tb.tsc_hz / 1000000);
@@ -385,6 +393,39 @@ void vcpu_timer_host_init(void)
 	irq_register(VEC_HPET, backend_irq);
 }
 
+/*
+ * Whether a halted vCPU can never be woken, so that ending its guest now
+ * loses nothing; `wake` is the next host-timer deadline the halt would
+ * sleep to (the guest timer's, the time limit's), ~0: none. The SDM's HLT
+ * ends for an enabled interrupt, an NMI, SMI or INIT (Vol. 2A, HLT), and
+ * IF does not block NMIs ("NMI Interrupt Handling", Vol. 3A). So:
+ * - a time limit always ends the halt: `wake` is finite, never hopeless
+ *   (the limit's status and line then say what happened);
+ * - another vCPU can always send an NMI or INIT (or, with IF set, any
+ *   IPI): never hopeless, whatever IF;
+ * - a lone vCPU with IF set waits for its timer or a post made before the
+ *   park, not yet taken (timer=posted);
+ * - a lone vCPU with IF clear has no NMI or INIT source left: those come
+ *   from its ICR (it is halted, it writes none) or from an LVT with a
+ *   delivery-mode field (LINT0/1, thermal, performance counters, CMCI),
+ *   none of which anything in tickvisor asserts (no PIC output, CPUID
+ *   0xA: no PMU). The LVT timer has no delivery-mode field (SDM "Local
+ *   Vector Table"; lapic/vlapic_irq.c delivers it fixed), so its expiry
+ *   only sets IRR, which IF holds back; a periodic one would wake the
+ *   host forever to no end, so that vCPU is ended at once. KVM keeps
+ *   any halted vCPU until kvm_vcpu_has_events() (a queued NMI, INIT, an
+ *   interrupt IF allows) and seL4's vm_hlt_handler only warns "halted
+ *   forever": neither has a time limit to fall back on.
+ */
+static bool halt_hopeless(struct vcpu *v, bool if_set, uint64_t wake)
+{
+	if (v->guest->deadline_tsc || v->guest->nvcpus > 1)
+		return false;
+	if (!if_set)
+		return true;
+	return wake == ~0ull && !vapic_pi_pending(v);
+}
+
 int vcpu_timer_block(struct vcpu *v, bool if_set)
 {
 	struct vtimer *t = &v->lapic->timer;
@@ -413,6 +454,7 @@ int vcpu_timer_block(struct vcpu *v, bool if_set)
 				trace_timer_expire(v, 0);
 			continue;
 		}
+		vcpu_drop_stray_sipi(v);
 		if (vapic_has_event(v, if_set))
 			break;
 		if (READ_ONCE(v->guest->ended) || vcpu_check_time_limit(v, " (halted)"))
@@ -421,10 +463,10 @@ int vcpu_timer_block(struct vcpu *v, bool if_set)
 			wake = t->target - v->tsc_offset - adv;
 		if (limit)
 			wake = MIN(wake, limit);
-		/* Nor a post made before the park, not yet taken. */
-		if (wake == ~0ull && v->guest->nvcpus == 1 && !vapic_pi_pending(v))
-			return vcpu_kill(v, GUEST_STATUS_HUNG, "HLT with no timer armed and no "
-					 "other vCPU to wake it: it would sleep forever");
+		if (halt_hopeless(v, if_set, wake))
+			return vcpu_kill(v, GUEST_STATUS_HUNG, "HLT with %s, no time limit and no "
+					 "other vCPU: nothing can wake it",
+					 if_set ? "no timer armed" : "interrupts disabled");
 		/* Same target, other hardware: sleep on a host timer until it
 		 * (or a kick from another CPU), interrupts on, then look again. */
 		if (wake != ~0ull && !timer_host_sleep_arm(tc, wake))

@@ -44,6 +44,8 @@ enum msr_index {
 #define X86_CR0_TS              BIT(3)
 #define X86_CR0_NE              BIT(5)
 #define X86_CR0_WP              BIT(16)
+#define X86_CR0_NW              BIT(29)
+#define X86_CR0_CD              BIT(30)
 #define X86_CR0_PG              BIT(31)
 #define X86_CR4_PAE             BIT(5)
 #define X86_CR4_OSFXSR          BIT(9)

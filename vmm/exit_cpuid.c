@@ -96,9 +96,11 @@ static void leaf_timebase(uint32_t leaf, struct cpuid_regs *r)
 {
 	const struct timebase *tb = &platform.tb;
 
-	if (leaf == 0x15)       /* TSC = crystal * EBX / EAX; crystal = APIC timer */
-		*r = (struct cpuid_regs){ 1, tb->apic_div, (uint32_t)tb->apic_hz, 0 };
-	else                    /* 0x16: base, max, bus (APIC timer) MHz */
+	if (leaf == 0x15) {     /* TSC = crystal * EBX / EAX; crystal = APIC timer */
+		struct timebase_leaf15 l = timebase_leaf15(tb);
+
+		*r = (struct cpuid_regs){ l.eax, l.ebx, l.ecx, 0 };
+	} else                    /* 0x16: base, max, bus (APIC timer) MHz */
 		*r = (struct cpuid_regs){ (uint32_t)(tb->tsc_hz / 1000000),
 					  (uint32_t)(tb->tsc_hz / 1000000),
 					  (uint32_t)(tb->apic_hz / 1000000), 0 };

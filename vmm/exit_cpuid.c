@@ -139,6 +139,11 @@ static void guest_cpuid(struct vcpu *v, uint32_t leaf, uint32_t sub, struct cpui
 	case 0xd: xstate_cpuid(v, sub, r); break;
 	case 0xb: case 0x1f: leaf_topology(v, sub, r); break;
 	case 0x15: case 0x16: leaf_timebase(leaf, r); break;
+	case 0x80000001:
+		/* IA32_MISC_ENABLE "XD Bit Disable" clears the NX flag. */
+		if (v->misc_enable & MISC_ENABLE_XD_DISABLE)
+			r->edx &= ~(uint32_t)CPUID_80000001_EDX_NX;
+		break;
 	default: break;
 	}
 }

@@ -126,6 +126,7 @@ enum msr {
 #define RFLAGS_TF      BIT(8)
 #define RFLAGS_IF      BIT(9)
 #define RFLAGS_DF      BIT(10)          /* string instructions count down */
+#define RFLAGS_RF      BIT(16)          /* resume: no instruction breakpoint */
 #define RFLAGS_VM      BIT(17)
 #define RFLAGS_RSVD    (BITS(63, 22) | BIT(15) | BIT(5) | BIT(3))      /* read 0 */
 

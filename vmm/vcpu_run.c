@@ -85,10 +85,37 @@ void vcpu_skip_insn(struct vcpu *v)
 		vcpu_single_step_trap(v);
 }
 
+/* Vectors of fault class (SDM Vol. 3A, "Exception and Interrupt
+ * Reference", each vector's "Exception Class"): all exceptions but #DB
+ * (a fault or a trap, and no #DB sets RF), NMI (an interrupt), #BP and
+ * #OF (traps), #DF and #MC (aborts). Reserved vectors count as faults,
+ * as in KVM's exception_type(). */
+static bool exception_is_fault(uint8_t vector)
+{
+	const uint32_t not_fault = BIT(1) | BIT(2) | BIT(3) | BIT(4) | BIT(8) | BIT(18);
+
+	return vector < 32 && !(BIT(vector) & not_fault);
+}
+
+/*
+ * A fault tickvisor raises is one the CPU would have raised for the
+ * instruction, so the handler must find the RFLAGS image the CPU pushes:
+ * "For any fault-class exception except a debug exception generated in
+ * response to an instruction breakpoint, the value pushed for RF is 1"
+ * (SDM Vol. 3B, "Instruction-Breakpoint Exception Condition"), so that
+ * IRET restarts the instruction past its own breakpoint. VM
+ * entry pushes the guest RFLAGS field as it is (Vol. 3C, "Event Injection"),
+ * so RF is set there first. KVM (inject_pending_event: RF for
+ * EXCPT_FAULT, not for any #DB) and Bochs (exception(): assert_RF() for
+ * fault class, not #DB) agree. A re-injected event (vcpu_reinject) needs
+ * nothing: the exit saved RFLAGS as delivery would have pushed it.
+ */
 void vcpu_inject_exception(struct vcpu *v, uint8_t vector, bool has_error, uint32_t error)
 {
 	uint32_t info = vector | (INTR_TYPE_HW_EXC << 8) | INTR_INFO_VALID;
 
+	if (exception_is_fault(vector))
+		vmwrite(VMCS_GUEST_RFLAGS, vmread(VMCS_GUEST_RFLAGS) | RFLAGS_RF);
 	if (has_error) {
 		info |= INTR_INFO_ERROR_VALID;
 		vmwrite(VMCS_ENTRY_EXC_ERROR, error);

@@ -21,7 +21,9 @@
  * onto an instruction tickvisor emulates (CPUID) must leave RF clear for
  * the next, so an instruction breakpoint there fires; onto a NOP (never
  * an exit) it does, and onto the breakpoint itself it is suppressed (the
- * controls). KVM's emulator clears RF at writeback; Bochs at each fetch.
+ * controls); after a load from unassigned memory, which tickvisor
+ * completes after an EPT-violation exit that saved RF = 1, it must be
+ * clear too. KVM's emulator clears RF at writeback; Bochs at each fetch.
  */
 #include "lib/guest.h"
 
@@ -266,6 +268,28 @@ void rf_iret_cpuid(void);
 void rf_iret_nop(void);
 extern const char rf_cpuid_at[], rf_cpuid_bp[], rf_nop_at[], rf_nop_bp[];
 
+/* rf_hole_load: a load from unassigned memory (HOLE), which tickvisor
+ * emulates after an EPT violation; the VM exit saves RF = 1 (SDM Vol.
+ * 3C, "Saving RIP, RSP, RFLAGS, and SSP": for an EPT violation not during
+ * event delivery "the value saved is 1"; Bochs's VMexitReadEFLAGS
+ * agrees), then rf_hole_bp. */
+asm(".text\n\t"
+    ".globl rf_hole_load\n"
+    "rf_hole_load:\n\t"
+    "mov (%rdi), %eax\n"
+    ".globl rf_hole_bp\n"
+    "rf_hole_bp:\n\t"
+    "nop\n\t"
+    "ret\n");
+void rf_hole_load(const volatile void *p);
+extern const char rf_hole_bp[];
+#define HOLE 0xd0000000ul               /* above RAM, below the APIC */
+
+static void hole_load(void)
+{
+	rf_hole_load((const volatile void *)HOLE);
+}
+
 static volatile unsigned db_hits;
 static volatile uint64_t db_rip, db_dr6;
 
@@ -306,6 +330,10 @@ static void test_rf_one_insn(void)
 	report(n == 1 && db_rip == (uint64_t)rf_cpuid_bp && (db_dr6 & DR6_B0),
 	       "RF=1 over CPUID: the breakpoint after it fires (%u #DB at %#lx, DR6 %#lx)",
 	       n, db_rip, db_dr6);
+	n = run_with_bp(hole_load, rf_hole_bp);
+	report(n == 1 && db_rip == (uint64_t)rf_hole_bp && (db_dr6 & DR6_B0),
+	       "a load from unassigned memory (EPT violation: RF=1 saved), then "
+	       "the breakpoint after it fires (%u #DB at %#lx, DR6 %#lx)", n, db_rip, db_dr6);
 	handle_irq(DB_VECTOR, old);
 }
 

@@ -72,7 +72,7 @@ static void vcpu_single_step_trap(struct vcpu *v)
 
 void vcpu_skip_insn(struct vcpu *v)
 {
-	uint64_t intr = vcpu_interruptibility(v);
+	uint64_t intr = vcpu_interruptibility(v), rflags;
 
 	vmwrite(VMCS_GUEST_RIP, v->exit.rip + v->exit.insn_len);
 	/* The emulated instruction ends any STI/MOV-SS shadow (SDM Vol. 3C,
@@ -80,9 +80,22 @@ void vcpu_skip_insn(struct vcpu *v)
 	if (intr & (INTERRUPTIBILITY_STI | INTERRUPTIBILITY_MOV_SS))
 		vcpu_set_interruptibility(v, intr & ~(uint64_t)(INTERRUPTIBILITY_STI |
 								 INTERRUPTIBILITY_MOV_SS));
-	/* One VMREAD when TF is clear: this is the CPUID/MSR hot path. */
-	if (unlikely(vmread(VMCS_GUEST_RFLAGS) & RFLAGS_TF))
-		vcpu_single_step_trap(v);
+	/* One VMREAD when TF and RF are clear: this is the CPUID/MSR hot
+	 * path. RF lasts one instruction: "The RF Flag is cleared at the
+	 * start of the instruction after the check for code breakpoint"
+	 * (SDM Vol. 3B, "Instruction-Breakpoint Exception Condition"), so
+	 * the next one after an emulated instruction runs with RF = 0 (Bochs
+	 * clears it at each fetch, KVM's emulator at writeback). It is 1
+	 * here when a fault handler returned to this instruction, or after
+	 * an EPT-violation exit (MMIO), which saves RF = 1 (SDM Vol. 3C,
+	 * "Saving RIP, RSP, RFLAGS, and SSP"). */
+	rflags = vmread(VMCS_GUEST_RFLAGS);
+	if (unlikely(rflags & (RFLAGS_TF | RFLAGS_RF))) {
+		if (rflags & RFLAGS_RF)
+			vmwrite(VMCS_GUEST_RFLAGS, rflags & ~(uint64_t)RFLAGS_RF);
+		if (rflags & RFLAGS_TF)
+			vcpu_single_step_trap(v);
+	}
 }
 
 /* Vectors of fault class (SDM Vol. 3A, "Exception and Interrupt

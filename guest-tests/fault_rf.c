@@ -14,7 +14,9 @@
  * RF = 1 and error code 0 (#GP(0); #UD pushes none), tickvisor's as the
  * ones the CPU raises itself in the same test (a non-canonical load, a
  * CR4 bit above 31, which no CR4 guest/host mask covers, UD2): those are
- * the reference, and natively (GRUB in the same Bochs) all of them are.
+ * the reference, and natively (GRUB in the same Bochs) all of them are:
+ * there every check passes but those Bochs's platform answers otherwise
+ * (its CPU has VMX, and it takes unknown MSRs), which are skipped.
  *
  * RF lasts one instruction ("The RF Flag is cleared at the start of the
  * instruction after the check for code breakpoint"): an IRET with RF = 1
@@ -137,11 +139,15 @@ static void test_cr4(void)
 	struct fault f;
 	int64_t n;
 
-	cr4_arg = cr4 | X86_CR4_VMXE;
-	n = exits_of(VMX_EXIT_CR_ACCESS, cr4_try, &f);
-	check_fault("MOV CR4 with VMXE (no VMX in CPUID)", f, GP_VECTOR, n);
-	if (tv)
-		report(n > 0, "  that MOV CR4 exited (%ld)", (long)n);
+	if (cpuid(1).c & CPUID_1_ECX_VMX) {
+		report_skip("MOV CR4 with VMXE: this CPU has VMX (natively)");
+	} else {
+		cr4_arg = cr4 | X86_CR4_VMXE;
+		n = exits_of(VMX_EXIT_CR_ACCESS, cr4_try, &f);
+		check_fault("MOV CR4 with VMXE (no VMX in CPUID)", f, GP_VECTOR, n);
+		if (tv)
+			report(n > 0, "  that MOV CR4 exited (%ld)", (long)n);
+	}
 	cr4_arg = cr4 | CR4_RSVD_LOW;
 	n = exits_of(VMX_EXIT_CR_ACCESS, cr4_try, &f);
 	check_fault("MOV CR4 with reserved bit 15", f, GP_VECTOR, n);
@@ -156,6 +162,11 @@ static void test_msr(void)
 	struct fault f;
 	int64_t n;
 
+	/* Natively Bochs ignores unknown MSRs (its ignore_bad_msrs). */
+	if (!tv) {
+		report_skip("unknown MSRs: natively Bochs takes them");
+		return;
+	}
 	n = exits_of(VMX_EXIT_WRMSR, wrmsr_try, &f);
 	check_fault("WRMSR to unknown MSR 0x1234", f, GP_VECTOR, n);
 	if (tv)

@@ -126,6 +126,7 @@ enum msr {
 #define RFLAGS_TF      BIT(8)
 #define RFLAGS_IF      BIT(9)
 #define RFLAGS_DF      BIT(10)          /* string instructions count down */
+#define RFLAGS_RF      BIT(16)          /* resume: no instruction breakpoint */
 #define RFLAGS_VM      BIT(17)
 #define RFLAGS_RSVD    (BITS(63, 22) | BIT(15) | BIT(5) | BIT(3))      /* read 0 */
 
@@ -148,6 +149,7 @@ enum msr {
  * Returned in the ECX/EDX Register" and "Information Returned by CPUID").
  * Named CPUID_<leaf>[_<sub-leaf>]_<register>_<feature>.
  */
+#define CPUID_1_ECX_SSE3        BIT(0)
 #define CPUID_1_ECX_DTES64      BIT(2)
 #define CPUID_1_ECX_MONITOR     BIT(3)
 #define CPUID_1_ECX_DS_CPL      BIT(4)
@@ -222,6 +224,7 @@ enum msr {
 /* Sub-leaf n > 1: the component is 64-byte aligned in the compacted form. */
 #define CPUID_D_N_ECX_ALIGN64   BIT(1)
 
+#define CPUID_80000001_EDX_NX      BIT(20)      /* execute disable (EFER.NXE) */
 #define CPUID_80000001_EDX_PDPE1GB BIT(26)
 #define CPUID_80000001_EDX_RDTSCP  BIT(27)
 #define CPUID_80000007_EDX_INVTSC  BIT(8)       /* invariant TSC */

@@ -1,13 +1,47 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "timer/timebase.h"
 
+/* Rates kept to the kHz: calibration (drivers/tsc.c) measures no finer,
+ * Linux (tsc_khz) and KVM (KVM_SET_TSC_KHZ) carry TSC rates in kHz, and
+ * a multiple of 1000 = 2^3 * 5^3 always has a divisor close above
+ * TSC / 1 GHz (see timebase_init). A rate below 500 Hz stays as it is. */
+static uint64_t round_khz(uint64_t hz)
+{
+	uint64_t khz = (hz + 500) / 1000 * 1000;
+
+	return khz ? khz : hz;
+}
+
+/*
+ * The APIC timer ticks every apic_div TSC cycles, so for CPUID 0x15 to
+ * state it exactly (TSC = crystal * EBX / EAX with integers) apic_div must
+ * divide the TSC rate. The smallest divisor at or above TSC / 1 GHz keeps
+ * the clock at or below 1 GHz and as fast as it can be. The search ends:
+ * tsc_hz divides itself. It is short: a multiple of 1000 has a divisor of
+ * 1000 in [min, 2 * min) for every min <= 1000 (1, 2, 4, 5, 8, 10, 20, 25,
+ * 40, 50, 100, ... never more than doubling), so the clock never drops
+ * below half of 1 GHz * (min - 1) / min (> 250 MHz for a TSC above 1 GHz);
+ * for TSCs up to 10 GHz the divisor is at most min + 2.
+ */
 void timebase_init(struct timebase *tb, uint64_t tsc_hz)
 {
-	uint64_t div = (tsc_hz + TIMEBASE_APIC_MAX_HZ - 1) / TIMEBASE_APIC_MAX_HZ;
+	uint64_t hz = round_khz(tsc_hz < TIMEBASE_TSC_MAX_HZ ? tsc_hz : TIMEBASE_TSC_MAX_HZ);
+	uint64_t div = (hz + TIMEBASE_APIC_MAX_HZ - 1) / TIMEBASE_APIC_MAX_HZ;
 
-	tb->tsc_hz = tsc_hz;
-	tb->apic_div = (uint32_t)(div ? div : 1);
-	tb->apic_hz = tsc_hz / tb->apic_div;
+	if (!div)
+		div = 1;
+	while (hz % div)
+		div++;
+	tb->tsc_hz = hz;
+	tb->apic_div = (uint32_t)div;
+	tb->apic_hz = hz / div;
+}
+
+struct timebase_leaf15 timebase_leaf15(const struct timebase *tb)
+{
+	/* Crystal = APIC timer clock, TSC / crystal = apic_div / 1: exact,
+	 * since apic_div divides tsc_hz; apic_hz <= 1 GHz fits ECX. */
+	return (struct timebase_leaf15){ 1, tb->apic_div, (uint32_t)tb->apic_hz };
 }
 
 /* hi:lo / d for hi < d, so the quotient fits 64 bits: shift-and-subtract,

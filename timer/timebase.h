@@ -15,14 +15,30 @@
 /* The APIC timer runs at most at this rate: 1 GHz keeps TMICT's 32 bits
  * good for > 4 s at divide 1 and is far finer than real APIC buses. */
 #define TIMEBASE_APIC_MAX_HZ 1000000000ull
+/* No TSC comes near 1 THz; only a lying CPUID 0x15 could say more. The
+ * cap keeps apic_div (<= 1000) and the divisor search small. */
+#define TIMEBASE_TSC_MAX_HZ  1000000000000ull
 
 struct timebase {
-	uint64_t tsc_hz;
+	uint64_t tsc_hz;        /* the TSC rate given, to the nearest kHz */
 	uint32_t apic_div;      /* TSC cycles per APIC timer tick (>= 1) */
-	uint64_t apic_hz;       /* floor(tsc_hz / apic_div) */
+	uint64_t apic_hz;       /* tsc_hz / apic_div, exactly */
 };
 
+/* tsc_hz rounded to the kHz; apic_div the smallest integer >= tsc_hz /
+ * 1 GHz that divides it, so tsc_hz % apic_hz == 0 and apic_hz <= 1 GHz
+ * and <= tsc_hz, whatever rate calibration found. */
 void timebase_init(struct timebase *tb, uint64_t tsc_hz);
+
+/* CPUID 0x15 as the guest reads it (SDM Vol. 2A, CPUID, "Time Stamp
+ * Counter and Nominal Core Crystal Clock Information Leaf"): TSC =
+ * ECX * EBX / EAX, the crystal being the APIC timer clock. */
+struct timebase_leaf15 {
+	uint32_t eax;           /* denominator of the TSC / crystal ratio */
+	uint32_t ebx;           /* numerator */
+	uint32_t ecx;           /* crystal (APIC timer) Hz */
+};
+struct timebase_leaf15 timebase_leaf15(const struct timebase *tb);
 
 /* floor(a * mul / div) with a 128-bit product, saturated at UINT64_MAX
  * (also for div 0): a delta of seconds times a GHz rate overflows 64 bits. */

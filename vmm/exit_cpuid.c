@@ -96,9 +96,11 @@ static void leaf_timebase(uint32_t leaf, struct cpuid_regs *r)
 {
 	const struct timebase *tb = &platform.tb;
 
-	if (leaf == 0x15)       /* TSC = crystal * EBX / EAX; crystal = APIC timer */
-		*r = (struct cpuid_regs){ 1, tb->apic_div, (uint32_t)tb->apic_hz, 0 };
-	else                    /* 0x16: base, max, bus (APIC timer) MHz */
+	if (leaf == 0x15) {     /* TSC = crystal * EBX / EAX; crystal = APIC timer */
+		struct timebase_leaf15 l = timebase_leaf15(tb);
+
+		*r = (struct cpuid_regs){ l.eax, l.ebx, l.ecx, 0 };
+	} else                    /* 0x16: base, max, bus (APIC timer) MHz */
 		*r = (struct cpuid_regs){ (uint32_t)(tb->tsc_hz / 1000000),
 					  (uint32_t)(tb->tsc_hz / 1000000),
 					  (uint32_t)(tb->apic_hz / 1000000), 0 };
@@ -137,6 +139,11 @@ static void guest_cpuid(struct vcpu *v, uint32_t leaf, uint32_t sub, struct cpui
 	case 0xd: xstate_cpuid(v, sub, r); break;
 	case 0xb: case 0x1f: leaf_topology(v, sub, r); break;
 	case 0x15: case 0x16: leaf_timebase(leaf, r); break;
+	case 0x80000001:
+		/* IA32_MISC_ENABLE "XD Bit Disable" clears the NX flag. */
+		if (v->misc_enable & MISC_ENABLE_XD_DISABLE)
+			r->edx &= ~(uint32_t)CPUID_80000001_EDX_NX;
+		break;
 	default: break;
 	}
 }

@@ -9,6 +9,7 @@
 #include "vmm/exit.h"
 #include "vmm/vapic.h"
 #include "vmm/host/log.h"
+#include "vmm/msr_bitmap.h"
 #include "vmm/vcpu_run.h"
 #include "vmm/vcpu_setup.h"
 #include "vmm/vcpu_tsc.h"
@@ -16,24 +17,29 @@
 
 /*
  * IA32_MISC_ENABLE: the bits the SDM's architectural MSR table makes
- * read/write without a CPUID condition (fast strings, automatic thermal
- * control, limit CPUID maxval, xTPR message disable) read back what was
- * written; the read-only ones (performance monitoring available, BTS and
- * PEBS unavailable) keep their value whatever is written, as KVM keeps
- * EMON (KVM #GPs a change of BTS/PEBS unavailable instead; the SDM says
- * only "RO"). The rest is reserved here and a 1 in it raises #GP (Bochs
- * has the MSR only in its configurable MSR table, whose reserved-bit mask
- * #GPs the same way): Enhanced SpeedStep (16) and MONITOR FSM (18)
- * exist only where CPUID.1:ECX shows EIST and MONITOR, which tickvisor
- * hides. XD bit disable (34) would have to clear CPUID NX and make
- * EFER.NXE #GP, but the guest writes EFER without an exit (MSR bitmap,
- * VMCS field): offering it would give a CPU whose CPUID and EFER
- * disagree, so tickvisor does not offer it (KVM stores the bit and
- * ignores it; we prefer a #GP to a bit that lies).
- * Limit CPUID maxval is honoured: the SDM defines it by its effect
- * (CPUID.0:EAX reads 2), which vmm/exit_cpuid.c applies.
+ * read/write read back what was written: fast strings, automatic thermal
+ * control, limit CPUID maxval, xTPR message disable; Enhanced SpeedStep
+ * (16) and MONITOR FSM (18), which switch features tickvisor hides
+ * (CPUID.1:ECX EIST, MONITOR), are kept without effect, as KVM keeps them
+ * (kvm_set_msr_common stores the value; bit 18 alters CPUID only without
+ * its default quirk KVM_X86_QUIRK_MISC_ENABLE_NO_MWAIT, and then #GPs it
+ * without SSE3, as the SDM allows: so bit 18 needs SSE3 here). XD bit
+ * disable (34) is read/write where the processor has NX, with the SDM's
+ * effects: CPUID.80000001H:EDX[20] reads 0 while it is set
+ * (vmm/exit_cpuid.c) and EFER.NXE is then reserved, so EFER writes exit
+ * while it is set (efer_write()). KVM stores bit 34 without effect;
+ * Bochs has no IA32_MISC_ENABLE outside its configurable MSR table, so the
+ * SDM alone defines the effects. Setting it leaves a set EFER.NXE as it is
+ * (the SDM gives the bit no effect on EFER's value; the next EFER write
+ * must clear NXE). The read-only bits (performance monitoring available,
+ * BTS and PEBS unavailable) keep their value whatever is written, as KVM
+ * keeps EMON (KVM #GPs a change of BTS/PEBS unavailable instead; the SDM
+ * says only "RO"). The rest is reserved and a 1 in it raises #GP (Bochs's
+ * configurable MSR table #GPs reserved bits the same way). Limit CPUID
+ * maxval is honoured: the SDM defines it by its effect (CPUID.0:EAX
+ * reads 2), which vmm/exit_cpuid.c applies.
  */
-#define MISC_ENABLE_RW (MISC_ENABLE_FAST_STRING | MISC_ENABLE_AUTO_THERMAL | \
+#define MISC_ENABLE_RW (MISC_ENABLE_FAST_STRING | MISC_ENABLE_AUTO_THERMAL | MISC_ENABLE_EIST | \
 			MISC_ENABLE_LIMIT_CPUID | MISC_ENABLE_XTPR_DISABLE)
 #define MISC_ENABLE_RO (MISC_ENABLE_PERFMON | MISC_ENABLE_BTS_UNAVAIL | MISC_ENABLE_PEBS_UNAVAIL)
 
@@ -71,11 +77,50 @@ static int msr_read(struct vcpu *v, uint32_t msr, uint64_t *val)
 	return vapic_msr_read(v, msr, val);
 }
 
+/* The read/write bits of IA32_MISC_ENABLE on this processor. */
+static uint64_t misc_enable_rw(void)
+{
+	uint64_t rw = MISC_ENABLE_RW;
+
+	if (cpuid(1, 0).ecx & CPUID_1_ECX_SSE3)
+		rw |= MISC_ENABLE_MONITOR;
+	if (cpuid(0x80000001, 0).edx & CPUID_80000001_EDX_NX)
+		rw |= MISC_ENABLE_XD_DISABLE;
+	return rw;
+}
+
 static int misc_enable_write(struct vcpu *v, uint64_t val)
 {
-	if (val & ~(uint64_t)(MISC_ENABLE_RW | MISC_ENABLE_RO))
+	uint64_t rw = misc_enable_rw();
+	bool xd_off = val & MISC_ENABLE_XD_DISABLE;
+
+	if (val & ~(rw | MISC_ENABLE_RO))
 		return -1;
-	v->misc_enable = (val & MISC_ENABLE_RW) | (v->misc_enable & MISC_ENABLE_RO);
+	v->misc_enable = (val & rw) | (v->misc_enable & MISC_ENABLE_RO);
+	/* EFER.NXE is reserved only while XD is disabled: only then do the
+	 * guest's EFER writes need checking here. */
+	msr_bitmap_set(v->msr_bitmap, MSR_EFER, false, xd_off);
+	return 0;
+}
+
+/* IA32_EFER writes, which exit only while IA32_MISC_ENABLE disables XD:
+ * the checks Bochs (SetEFER) and KVM (set_efer) make agree with the SDM
+ * (Vol. 3A, "IA32_EFER", and WRMSR's #GP conditions): #GP for a reserved
+ * bit (NXE without NX in CPUID, Intel has no bits above 11), for a change
+ * of LME while paging is on; LMA is the processor's, writes leave it. */
+static int efer_write(struct vcpu *v, uint64_t val)
+{
+	uint64_t old = vmread(VMCS_GUEST_EFER);
+	uint64_t ok = EFER_SCE | EFER_LME | EFER_LMA;
+
+	if (!(v->misc_enable & MISC_ENABLE_XD_DISABLE) &&
+	    (cpuid(0x80000001, 0).edx & CPUID_80000001_EDX_NX))
+		ok |= EFER_NXE;
+	if (val & ~ok)
+		return -1;
+	if ((vcpu_cr0_guest(v) & CR0_PG) && ((val ^ old) & EFER_LME))
+		return -1;
+	vmwrite(VMCS_GUEST_EFER, (val & ~EFER_LMA) | (old & EFER_LMA));
 	return 0;
 }
 
@@ -87,6 +132,8 @@ static int msr_write(struct vcpu *v, uint32_t msr, uint64_t val)
 		return 0;
 	case MSR_IA32_MISC_ENABLE:
 		return misc_enable_write(v, val);
+	case MSR_EFER:
+		return efer_write(v, val);
 	case MSR_IA32_TSC:
 		vcpu_tsc_write(v, val);
 		return 0;

@@ -72,7 +72,7 @@ static void vcpu_single_step_trap(struct vcpu *v)
 
 void vcpu_skip_insn(struct vcpu *v)
 {
-	uint64_t intr = vcpu_interruptibility(v);
+	uint64_t intr = vcpu_interruptibility(v), rflags;
 
 	vmwrite(VMCS_GUEST_RIP, v->exit.rip + v->exit.insn_len);
 	/* The emulated instruction ends any STI/MOV-SS shadow (SDM Vol. 3C,
@@ -80,15 +80,55 @@ void vcpu_skip_insn(struct vcpu *v)
 	if (intr & (INTERRUPTIBILITY_STI | INTERRUPTIBILITY_MOV_SS))
 		vcpu_set_interruptibility(v, intr & ~(uint64_t)(INTERRUPTIBILITY_STI |
 								 INTERRUPTIBILITY_MOV_SS));
-	/* One VMREAD when TF is clear: this is the CPUID/MSR hot path. */
-	if (unlikely(vmread(VMCS_GUEST_RFLAGS) & RFLAGS_TF))
-		vcpu_single_step_trap(v);
+	/* One VMREAD when TF and RF are clear: this is the CPUID/MSR hot
+	 * path. RF lasts one instruction: "The RF Flag is cleared at the
+	 * start of the instruction after the check for code breakpoint"
+	 * (SDM Vol. 3B, "Instruction-Breakpoint Exception Condition"), so
+	 * the next one after an emulated instruction runs with RF = 0 (Bochs
+	 * clears it at each fetch, KVM's emulator at writeback). It is 1
+	 * here when a fault handler returned to this instruction, or after
+	 * an EPT-violation exit (MMIO), which saves RF = 1 (SDM Vol. 3C,
+	 * "Saving RIP, RSP, RFLAGS, and SSP"). */
+	rflags = vmread(VMCS_GUEST_RFLAGS);
+	if (unlikely(rflags & (RFLAGS_TF | RFLAGS_RF))) {
+		if (rflags & RFLAGS_RF)
+			vmwrite(VMCS_GUEST_RFLAGS, rflags & ~(uint64_t)RFLAGS_RF);
+		if (rflags & RFLAGS_TF)
+			vcpu_single_step_trap(v);
+	}
 }
 
+/* Vectors of fault class (SDM Vol. 3A, "Exception and Interrupt
+ * Reference", each vector's "Exception Class"): all exceptions but #DB
+ * (a fault or a trap, and no #DB sets RF), NMI (an interrupt), #BP and
+ * #OF (traps), #DF and #MC (aborts). Reserved vectors count as faults,
+ * as in KVM's exception_type(). */
+static bool exception_is_fault(uint8_t vector)
+{
+	const uint32_t not_fault = BIT(1) | BIT(2) | BIT(3) | BIT(4) | BIT(8) | BIT(18);
+
+	return vector < 32 && !(BIT(vector) & not_fault);
+}
+
+/*
+ * A fault tickvisor raises is one the CPU would have raised for the
+ * instruction, so the handler must find the RFLAGS image the CPU pushes:
+ * "For any fault-class exception except a debug exception generated in
+ * response to an instruction breakpoint, the value pushed for RF is 1"
+ * (SDM Vol. 3B, "Instruction-Breakpoint Exception Condition"), so that
+ * IRET restarts the instruction past its own breakpoint. VM
+ * entry pushes the guest RFLAGS field as it is (Vol. 3C, "Event Injection"),
+ * so RF is set there first. KVM (inject_pending_event: RF for
+ * EXCPT_FAULT, not for any #DB) and Bochs (exception(): assert_RF() for
+ * fault class, not #DB) agree. A re-injected event (vcpu_reinject) needs
+ * nothing: the exit saved RFLAGS as delivery would have pushed it.
+ */
 void vcpu_inject_exception(struct vcpu *v, uint8_t vector, bool has_error, uint32_t error)
 {
 	uint32_t info = vector | (INTR_TYPE_HW_EXC << 8) | INTR_INFO_VALID;
 
+	if (exception_is_fault(vector))
+		vmwrite(VMCS_GUEST_RFLAGS, vmread(VMCS_GUEST_RFLAGS) | RFLAGS_RF);
 	if (has_error) {
 		info |= INTR_INFO_ERROR_VALID;
 		vmwrite(VMCS_ENTRY_EXC_ERROR, error);

@@ -24,8 +24,11 @@ static inline void vcpu_set_ctl(uint32_t *cached, uint64_t field, unsigned bit, 
 #define MISC_ENABLE_PERFMON        BIT(7)      /* R: 0, CPUID 0xA shows no PMU */
 #define MISC_ENABLE_BTS_UNAVAIL    BIT(11)     /* RO: 1 */
 #define MISC_ENABLE_PEBS_UNAVAIL   BIT(12)     /* RO: 1 */
+#define MISC_ENABLE_EIST           BIT(16)     /* R/W, no effect */
+#define MISC_ENABLE_MONITOR        BIT(18)     /* R/W with SSE3, no effect */
 #define MISC_ENABLE_LIMIT_CPUID    BIT(22)     /* R/W: CPUID.0:EAX reads 2 */
 #define MISC_ENABLE_XTPR_DISABLE   BIT(23)     /* R/W */
+#define MISC_ENABLE_XD_DISABLE     BIT(34)     /* R/W with NX: hides NX, EFER.NXE #GP */
 #define MISC_ENABLE_RESET (MISC_ENABLE_FAST_STRING | MISC_ENABLE_BTS_UNAVAIL | \
 			   MISC_ENABLE_PEBS_UNAVAIL)
 

@@ -79,6 +79,8 @@ static bool extable_fixup(struct ex_regs *r)
 		if (e->insn != r->rip)
 			continue;
 		this_cpu()->ex_vector = (uint32_t)r->vector;
+		this_cpu()->ex_error_code = r->error_code;
+		this_cpu()->ex_rflags = r->rflags;
 		r->rip = e->fixup;
 		return true;
 	}
@@ -104,9 +106,21 @@ int exception_vector(void)
 	return (int)this_cpu()->ex_vector;
 }
 
+uint64_t exception_error_code(void)
+{
+	return this_cpu()->ex_error_code;
+}
+
+uint64_t exception_rflags(void)
+{
+	return this_cpu()->ex_rflags;
+}
+
 void exception_clear(void)
 {
 	this_cpu()->ex_vector = 0;
+	this_cpu()->ex_error_code = 0;
+	this_cpu()->ex_rflags = 0;
 }
 
 int rdmsr_safe(uint32_t msr, uint64_t *val)

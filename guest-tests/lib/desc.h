@@ -69,6 +69,10 @@ struct extable_entry {
 /* Vector of the last exception fixed up on this CPU, 0 if none since
  * exception_clear() (0 is #DE, which fixups of MSRs and I/O never see). */
 int exception_vector(void);
+/* Its error code (0 where the CPU pushes none) and the RFLAGS image its
+ * frame holds (RF shows whether it came as a fault). */
+uint64_t exception_error_code(void);
+uint64_t exception_rflags(void);
 void exception_clear(void);
 
 /* These return the vector the instruction raised, or 0. */

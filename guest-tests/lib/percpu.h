@@ -22,6 +22,8 @@ struct percpu {
 	bool online;                    /* counted in cpus_online(): waits for work */
 	bool x2apic;                    /* cached IA32_APIC_BASE.EXTD, kept by apic.c */
 	volatile uint32_t ex_vector;    /* last exception fixed up by the extable */
+	volatile uint64_t ex_error_code; /* ... its error code (0 if none) */
+	volatile uint64_t ex_rflags;    /* ... and the RFLAGS image it pushed */
 };
 
 /* One CPU's area: data below, stack above. */

@@ -55,6 +55,7 @@ enum msr_index {
 
 #define X86_EFLAGS_TF           BIT(8)
 #define X86_EFLAGS_IF           BIT(9)
+#define X86_EFLAGS_RF           BIT(16)         /* resume: no instruction breakpoint */
 
 #define DR6_INIT                0xffff0ff0ul    /* after reset */
 #define DR7_INIT                0x400ul

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * timer/timebase.c: the emulated APIC timer clock is the TSC divided by
- * the smallest integer that keeps it at or below 1 GHz (DESIGN.md "Timer
- * rules": an exact integer divisor of the TSC, never faster than it);
+ * the smallest integer at or above TSC / 1 GHz that divides the TSC rate
+ * (DESIGN.md "Timer rules": an exact integer divisor of the TSC, reported
+ * in CPUID 0x15, never faster than the TSC; issue 22 item 3: 2.5 and
+ * 2.6 GHz gave TSC / 3, which is not exact), the rate kept to the kHz;
  * and the host timers' arithmetic: 128-bit delta x rate, saturating, and
  * time compared by signed difference, also in a 32-bit HPET comparator's
  * width (IA-PC HPET 1.0a, "Timer N Comparator Value Register": a 32-bit
@@ -25,49 +27,88 @@
 static void check_props(uint64_t tsc_hz)
 {
 	struct timebase tb;
-	uint64_t div;
+	struct timebase_leaf15 l;
+	uint64_t hz, div, min;
 
 	timebase_init(&tb, tsc_hz);
+	hz = tb.tsc_hz;
 	div = tb.apic_div;
-	assert_int_equal(tb.tsc_hz, tsc_hz);
+	min = hz <= GHZ ? 1 : (hz + GHZ - 1) / GHZ;
+	/* the rate given (at most the cap), to the nearest kHz */
+	if (tsc_hz > TIMEBASE_TSC_MAX_HZ)
+		tsc_hz = TIMEBASE_TSC_MAX_HZ;
+	assert_true(hz % 1000 == 0 || tsc_hz < 500);
+	assert_true(hz >= tsc_hz ? hz - tsc_hz <= 500 : tsc_hz - hz < 500);
+	/* DESIGN.md: TSC % apic_hz == 0, never faster than the TSC or 1 GHz */
 	assert_true(div >= 1);
-	/* apic_div = ceil(tsc_hz / 1 GHz), at least 1. */
-	assert_int_equal(div, tsc_hz <= GHZ ? 1 : (tsc_hz + GHZ - 1) / GHZ);
-	/* exact integer division, rounded down, and never above 1 GHz or the TSC */
-	assert_int_equal(tb.apic_hz, tsc_hz / div);
-	assert_true(tb.apic_hz * div <= tsc_hz);
-	assert_true((tb.apic_hz + 1) * div > tsc_hz);
+	assert_int_equal(tb.apic_hz * div, hz);
+	assert_true(hz == 0 || hz % tb.apic_hz == 0);
 	assert_true(tb.apic_hz <= TIMEBASE_APIC_MAX_HZ);
-	assert_true(tb.apic_hz <= tsc_hz);
-	/* the smallest such divisor: one less would run faster than 1 GHz
-	 * (exactly: tsc_hz / (div - 1) > 1 GHz) */
-	if (div > 1)
-		assert_true(tsc_hz > (div - 1) * TIMEBASE_APIC_MAX_HZ);
+	assert_true(tb.apic_hz <= hz);
+	/* the smallest such divisor: none in [ceil(TSC / 1 GHz), div) */
+	assert_true(div >= min);
+	for (uint64_t d = min; d < div; d++)
+		assert_true(hz % d != 0);
+	/* ... and never far above it: a TSC above 1 GHz keeps the clock
+	 * above 250 MHz, one up to 10 GHz has a divisor of at most min + 2 */
+	if (hz > GHZ)
+		assert_true(tb.apic_hz > 250 * MHZ);
+	if (hz <= 10 * GHZ)
+		assert_true(div <= min + 2);
+	/* CPUID 0x15 states the TSC exactly: ECX * EBX / EAX, no remainder */
+	l = timebase_leaf15(&tb);
+	assert_true(l.eax != 0);
+	assert_int_equal(l.ecx, tb.apic_hz);
+	assert_int_equal((uint64_t)l.ecx * l.ebx % l.eax, 0);
+	assert_int_equal((uint64_t)l.ecx * l.ebx / l.eax, hz);
 }
 
 static void test_known_values(void **state)
 {
-	static const struct { uint64_t tsc_hz; uint32_t div; uint64_t apic_hz; } v[] = {
-		{ 50 * MHZ, 1, 50 * MHZ },              /* slow TSC: APIC clock = TSC */
-		{ 1 * MHZ, 1, 1 * MHZ },
-		{ 999999999, 1, 999999999 },
-		{ GHZ, 1, GHZ },
-		{ GHZ + 1, 2, (GHZ + 1) / 2 },
-		{ 2 * GHZ, 2, GHZ },
-		{ 2500 * MHZ, 3, 833333333 },           /* rounds the divisor up */
-		{ 3 * GHZ, 3, GHZ },
-		{ 3 * GHZ + 1, 4, (3 * GHZ + 1) / 4 },
-		{ 3700 * MHZ, 4, 925 * MHZ },
-		{ 5 * GHZ, 5, GHZ },
+	static const struct {
+		uint64_t given_hz, tsc_hz;
+		uint32_t div;
+		uint64_t apic_hz;
+	} v[] = {
+		{ 50 * MHZ, 50 * MHZ, 1, 50 * MHZ },    /* Bochs: APIC clock = TSC */
+		{ 1 * MHZ, 1 * MHZ, 1, 1 * MHZ },
+		{ GHZ, GHZ, 1, GHZ },
+		{ 2 * GHZ, 2 * GHZ, 2, GHZ },
+		/* issue 22: TSC / 3 is not exact, the next divisor is 4 */
+		{ 2500 * MHZ, 2500 * MHZ, 4, 625 * MHZ },
+		{ 2600 * MHZ, 2600 * MHZ, 4, 650 * MHZ },
+		{ 2592 * MHZ, 2592 * MHZ, 3, 864 * MHZ },       /* 3 divides it */
+		{ 2100 * MHZ, 2100 * MHZ, 3, 700 * MHZ },
+		{ 3 * GHZ, 3 * GHZ, 3, GHZ },
+		{ 3700 * MHZ, 3700 * MHZ, 4, 925 * MHZ },
+		{ 5 * GHZ, 5 * GHZ, 5, GHZ },
+		{ 6100 * MHZ, 6100 * MHZ, 8, 762500 * 1000 },   /* 7 does not divide */
+		/* odd calibrated rates: first to the kHz, then divided */
+		{ 2592001234ull, 2592001000ull, 4, 648000250 },
+		{ 2147483647ull, 2147484000ull, 3, 715828000 }, /* 2^31 - 1, a prime */
+		{ 999999999, GHZ, 1, GHZ },
+		{ GHZ + 1, GHZ, 1, GHZ },               /* rounding crosses 1 GHz */
+		{ 3 * GHZ + 1, 3 * GHZ, 3, GHZ },
+		{ 2600000499ull, 2600000000ull, 4, 650 * MHZ },
+		{ 2600000500ull, 2600001000ull, 3, 866667000 },
+		/* only a lying CPUID 0x15 says more than 1 THz: capped */
+		{ UINT64_MAX, TIMEBASE_TSC_MAX_HZ, 1000, GHZ },
 	};
 
 	for (unsigned i = 0; i < ARRAY_SIZE(v); i++) {
 		struct timebase tb;
+		struct timebase_leaf15 l;
 
-		timebase_init(&tb, v[i].tsc_hz);
+		timebase_init(&tb, v[i].given_hz);
+		assert_int_equal(tb.tsc_hz, v[i].tsc_hz);
 		assert_int_equal(tb.apic_div, v[i].div);
 		assert_int_equal(tb.apic_hz, v[i].apic_hz);
-		check_props(v[i].tsc_hz);
+		/* what the guest reads in CPUID 0x15: 1, div, apic_hz */
+		l = timebase_leaf15(&tb);
+		assert_int_equal(l.eax, 1);
+		assert_int_equal(l.ebx, v[i].div);
+		assert_int_equal(l.ecx, v[i].apic_hz);
+		check_props(v[i].given_hz);
 	}
 }
 
@@ -86,14 +127,24 @@ static void test_exact_multiples(void **state)
 
 static void test_range(void **state)
 {
-	/* Calibrated TSCs are not round: sweep odd values 1 MHz .. 10 GHz. */
+	/* Calibrated TSCs are not round: sweep odd values 1 MHz .. 10 GHz,
+	 * every 100 MHz step of real parts' nominal rates, both sides of
+	 * each kHz rounding edge, and rates up to the 1 THz cap. */
 	for (uint64_t hz = MHZ; hz <= 10 * GHZ; hz += 7777777)
+		check_props(hz);
+	for (uint64_t hz = 100 * MHZ; hz <= 10 * GHZ; hz += 100 * MHZ)
+		check_props(hz);
+	for (uint64_t hz = 2592000000ull; hz < 2592004000ull; hz += 97)
 		check_props(hz);
 	for (uint64_t n = 1; n <= 10; n++) {
 		check_props(n * GHZ - 1);
 		check_props(n * GHZ);
 		check_props(n * GHZ + 1);
 	}
+	for (uint64_t hz = 10 * GHZ; hz <= TIMEBASE_TSC_MAX_HZ; hz += 3333333337ull)
+		check_props(hz);
+	for (uint64_t hz = 1; hz < 3000; hz += 7)
+		check_props(hz);
 }
 
 static void test_zero(void **state)

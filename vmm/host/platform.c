@@ -115,6 +115,9 @@ static void tsc_init(void)
 		pr_info("TSC: CPUID 0x16 base frequency %lu MHz (information only)",
 			(unsigned long)(t->cpuid16_hz / 1000000));
 	timebase_init(&platform.tb, t->hz);
+	if (platform.tb.tsc_hz != t->hz)
+		pr_info("TSC: guests see %lu Hz (kHz-rounded, so the APIC timer divides it)",
+			(unsigned long)platform.tb.tsc_hz);
 	pr_info("guest APIC timer: %lu Hz (TSC / %u)", (unsigned long)platform.tb.apic_hz,
 		platform.tb.apic_div);
 }

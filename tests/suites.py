@@ -658,6 +658,11 @@ PLATFORM_SUITES = [
     PlatformSuite("tcg-smp64", cpus=64, expect=[
         r"^tickvisor: ACPI: MADT lists 64 CPUs, ", r"^tickvisor: 64 CPUs \(",
         r"^tickvisor: 63 other CPUs parked by INIT \(wait-for-SIPI\)"]),
+    # Beyond TV_MAX_CPUS (64): counted and parked all the same.
+    PlatformSuite("tcg-smp80", cpus=80, expect=[
+        r"^tickvisor: ACPI: MADT lists 80 CPUs, ", r"^tickvisor: 80 CPUs \(",
+        r"^tickvisor: 16 CPUs beyond the first 64 are left unused$",
+        r"^tickvisor: 79 other CPUs parked by INIT \(wait-for-SIPI\)"]),
     PlatformSuite("tcg-512m", megs=512, expect=[r"^tickvisor: memory: [45]\d\d MiB free"]),
     # RAM above 4 GiB in the memory map.
     PlatformSuite("tcg-6g", megs=6144, expect=[r"^tickvisor: memory: 6\d{3} MiB free"]),

@@ -162,7 +162,7 @@ static int parse_option(struct cfg_ctx *x, struct tv_options *o,
 		else if (parse_u64(val, &n, false) && n < TV_MAX_CPUS)
 			o->housekeeping = (int32_t)n;
 		else
-			return cfg_error(x, "housekeeping must be auto or a CPU 0..15, not", val);
+			return cfg_error(x, "housekeeping must be auto or a CPU 0..63, not", val);
 		o->set |= OPT_SET_HOUSEKEEPING;
 	} else if (!strcmp(key, "if0_quirks")) {
 		if (!strcmp(val, "auto"))
@@ -296,19 +296,19 @@ static int split_kv(struct cfg_ctx *x, char *tok, char **val)
 static int parse_cpus(struct cfg_ctx *x, struct guest_spec *g, char *val)
 {
 	char *item = val, *comma;
-	uint32_t seen = 0;
-	uint64_t n;
+	uint64_t seen = 0, n;
 
+	_Static_assert(TV_MAX_CPUS <= 64, "seen holds a bit per CPU");
 	g->ncpus_listed = 0;
 	for (;;) {
 		comma = strchr(item, ',');
 		if (comma)
 			*comma = 0;
 		if (!parse_u64(item, &n, false) || n >= TV_MAX_CPUS)
-			return cfg_error(x, "cpus must list CPUs 0..15 separated by commas, not", item);
+			return cfg_error(x, "cpus must list CPUs 0..63 separated by commas, not", item);
 		if (seen & BIT(n))
 			return cfg_error(x, "cpus lists a CPU twice:", item);
-		seen |= (uint32_t)BIT(n);
+		seen |= BIT(n);
 		g->cpus[g->ncpus_listed++] = (uint8_t)n;
 		if (!comma)
 			return 0;
@@ -337,7 +337,7 @@ static int guest_kv(struct cfg_ctx *x, struct guest_spec *g, char *tok)
 		g->mem_bytes = ALIGN_UP(n, 2 * MiB);
 	} else if (!strcmp(key, "vcpus")) {
 		if (!parse_u64(val, &n, false) || n < 1 || n > TV_MAX_CPUS)
-			return cfg_error(x, "vcpus must be between 1 and 16, not", val);
+			return cfg_error(x, "vcpus must be between 1 and 64, not", val);
 		g->vcpus = (uint32_t)n;
 	} else if (!strcmp(key, "cpus")) {
 		return parse_cpus(x, g, val);

@@ -40,6 +40,27 @@ static void single_cpu(struct boot_info *bi)
 	bi->cpus[0].bsp = true;
 }
 
+/*
+ * Every enabled processor counts; the first TV_MAX_CPUS are kept, and the
+ * BSP always is: should it come late in the firmware's list, it takes
+ * the last kept AP's place (that AP is then one of those dropped).
+ */
+static void keep_cpu(struct boot_info *bi, uint32_t apic_id, bool bsp)
+{
+	uint32_t slot = bi->ncpus;
+
+	if (slot == TV_MAX_CPUS) {
+		bi->cpus_dropped++;
+		if (!bsp)
+			return;
+		slot--;
+	} else {
+		bi->ncpus++;
+	}
+	bi->cpus[slot].apic_id = apic_id;
+	bi->cpus[slot].bsp = bsp;
+}
+
 void efi_enum_cpus(struct boot_info *bi)
 {
 	struct efi_mp_services *mp;
@@ -56,13 +77,7 @@ void efi_enum_cpus(struct boot_info *bi)
 		if (EFI_ERROR(mp->get_processor_info(mp, i, &info)) ||
 		    !(info.status_flag & MP_STATUS_ENABLED))
 			continue;
-		if (bi->ncpus == TV_MAX_CPUS) {
-			bi->cpus_dropped++;
-			continue;
-		}
-		bi->cpus[bi->ncpus].apic_id = (uint32_t)info.processor_id;
-		bi->cpus[bi->ncpus].bsp = info.status_flag & MP_STATUS_BSP;
-		bi->ncpus++;
+		keep_cpu(bi, (uint32_t)info.processor_id, info.status_flag & MP_STATUS_BSP);
 	}
 	if (!bi->ncpus) {
 		single_cpu(bi);

@@ -20,6 +20,7 @@ struct acpi_walk {
 	uint8_t madt_rev;               /* revision of the MADT being walked */
 	bool lapic_ovr;                 /* a Local APIC Address Override was used */
 	uint32_t dup_ids;               /* duplicate APIC IDs in the MADT */
+	uint64_t low_ids[256 / 64];     /* BIT(id % 64): APIC ID id < 256 was listed */
 };
 
 static void acpi_get_gas(struct acpi_gas *g, const uint8_t *p)
@@ -164,6 +165,26 @@ static bool acpi_map_sdt(struct acpi_walk *w, uint64_t phys, const char *name,
 
 /* --- MADT ----------------------------------------------------------------- */
 
+/* Was APIC ID id listed before (and records it)? Every ID below 256 - an
+ * xAPIC entry's, or the same CPU again in x2APIC form - is in a bitmap;
+ * larger ones are compared with the IDs held (see acpi.h). */
+static bool acpi_madt_seen(struct acpi_walk *w, uint32_t id)
+{
+	const struct acpi_info *out = w->out;
+
+	if (id < 256) {
+		uint64_t *word = &w->low_ids[id / 64], bit = BIT(id % 64);
+		bool seen = *word & bit;
+
+		*word |= bit;
+		return seen;
+	}
+	for (uint32_t i = 0; i < out->nids; i++)
+		if (out->apic_ids[i] == id)
+			return true;
+	return false;
+}
+
 /* Local APIC and Local x2APIC entries share the "Local APIC Flags". */
 static void acpi_madt_add_cpu(struct acpi_walk *w, uint32_t id, uint32_t flags,
 			      uint32_t broadcast)
@@ -180,17 +201,13 @@ static void acpi_madt_add_cpu(struct acpi_walk *w, uint32_t id, uint32_t flags,
 		acpi_note(out, "MADT: usable CPU with broadcast APIC ID %#x ignored", id);
 		return;
 	}
-	for (uint32_t i = 0; i < out->ncpus; i++) {
-		if (out->apic_ids[i] == id) {
-			w->dup_ids++;
-			return;
-		}
-	}
-	if (out->ncpus == TV_MAX_CPUS) {
-		out->ncpus_dropped++;
+	if (acpi_madt_seen(w, id)) {
+		w->dup_ids++;
 		return;
 	}
-	out->apic_ids[out->ncpus++] = id;
+	out->ncpus++;
+	if (out->nids < TV_MAX_CPUS)
+		out->apic_ids[out->nids++] = id;
 }
 
 /* "Processor Local APIC Structure" */

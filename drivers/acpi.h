@@ -144,11 +144,16 @@ struct acpi_info {
 	uint64_t lapic_addr;            /* with the 64-bit override applied */
 	bool pcat_compat;               /* MADT flags PCAT_COMPAT: 8259s present */
 	/* Enabled (or online-capable) processors from Local APIC and Local
-	 * x2APIC entries, de-duplicated by APIC ID, in MADT order. */
+	 * x2APIC entries, de-duplicated by APIC ID: all of them, also those
+	 * beyond what tickvisor holds. Duplicates are found among IDs below
+	 * 256 (the same CPU in both entry forms) and against the IDs held;
+	 * two x2APIC entries with one ID of 256 or more beyond the first
+	 * TV_MAX_CPUS count twice, since finding them would need a table
+	 * as large as the MADT. */
 	uint32_t ncpus;
+	/* The first nids of them (at most TV_MAX_CPUS), in MADT order. */
+	uint32_t nids;
 	uint32_t apic_ids[TV_MAX_CPUS];
-	/* Beyond TV_MAX_CPUS; duplicates among these are not detected. */
-	uint32_t ncpus_dropped;
 	bool has_ioapic;                /* the first I/O APIC entry */
 	uint64_t ioapic_addr;
 	uint8_t ioapic_id;

@@ -23,8 +23,15 @@
 #define MIN(a, b)       ((a) < (b) ? (a) : (b))
 #define MAX(a, b)       ((a) > (b) ? (a) : (b))
 
-/* Physical CPUs tickvisor drives (and vCPUs a guest may have). */
-#define TV_MAX_CPUS     16u
+/*
+ * Physical CPUs tickvisor drives (and vCPUs a guest may have): 64, so
+ * that a uint64_t holds a set of CPUs (cpus_lost, a guest's busy CPUs)
+ * and every per-CPU array stays small enough for .data (GNU-EFI folds
+ * .bss into it). xAPIC IDs 0..63 fit the 8-bit ID, a guest's MADT takes
+ * up to ACPI_TV_MAX_CPUS entries, and x2APIC logical IDs 0..63 are
+ * clusters 0..3 (vlapic_icr.c compares whole clusters, no CPU count).
+ */
+#define TV_MAX_CPUS     64u
 
 #define PAGE_SIZE       4096u
 #define KiB             1024ull

@@ -780,13 +780,44 @@ PLATFORM_SUITES = [
         r"^tickvisor: ACPI: MADT lists 4 CPUs, ", r"^tickvisor: 4 CPUs \("]),
     # More CPUs than tickvisor runs vCPUs on (issue 22.1): the MADT's
     # count as it is.
-    PlatformSuite("tcg-smp20", cpus=20, expect=[r"^tickvisor: ACPI: MADT lists 20 CPUs, "]),
-    PlatformSuite("tcg-smp64", cpus=64, expect=[r"^tickvisor: ACPI: MADT lists 64 CPUs, "]),
+    # Without VMX no AP is started: all of them stay parked in INIT, out of
+    # the firmware's loop, before its boot-services memory is reused.
+    PlatformSuite("tcg-smp20", cpus=20, expect=[
+        r"^tickvisor: ACPI: MADT lists 20 CPUs, ", r"^tickvisor: 20 CPUs \(",
+        r"^tickvisor: 19 other CPUs parked by INIT \(wait-for-SIPI\) before boot-services "
+        r"memory is reused$"]),
+    PlatformSuite("tcg-smp64", cpus=64, expect=[
+        r"^tickvisor: ACPI: MADT lists 64 CPUs, ", r"^tickvisor: 64 CPUs \(",
+        r"^tickvisor: 63 other CPUs parked by INIT \(wait-for-SIPI\)"]),
+    # Beyond TV_MAX_CPUS (64): counted and parked all the same.
+    PlatformSuite("tcg-smp80", cpus=80, expect=[
+        r"^tickvisor: ACPI: MADT lists 80 CPUs, ", r"^tickvisor: 80 CPUs \(",
+        r"^tickvisor: 16 CPUs beyond the first 64 are left unused$",
+        r"^tickvisor: 79 other CPUs parked by INIT \(wait-for-SIPI\)"]),
     PlatformSuite("tcg-512m", megs=512, expect=[r"^tickvisor: memory: [45]\d\d MiB free"]),
     # RAM above 4 GiB in the memory map.
     PlatformSuite("tcg-6g", megs=6144, expect=[r"^tickvisor: memory: 6\d{3} MiB free"]),
 ]
 SUITES += PLATFORM_SUITES
+
+
+def spare_cpus_suite():
+    """More CPUs than any guest's vCPUs (issue 22.1), in Bochs: every AP is
+    parked in INIT before boot-services memory is reused, then each is
+    INIT-SIPIed out of the park into tickvisor, where the two the guest's
+    vCPUs leave (one of them its housekeeper) wait for work: none is left
+    parked."""
+    suite = guest_suite("smp-spare-4cpu", [BY_NAME["smp_ipi"]], cpus=4, timeout=300)
+    suite.expect += [
+        r"^tickvisor: 3 other CPUs parked by INIT \(wait-for-SIPI\) before boot-services "
+        r"memory is reused$",
+        r"^tickvisor: 4 of 4 CPUs up \(VMX on all of them\)$",
+        r"^tickvisor: guest smp_ipi exited with status 0$"]
+    suite.reject += [r"^tickvisor: \d+ CPUs? parked \(INIT, wait-for-SIPI\)"]
+    return suite
+
+
+SUITES.append(spare_cpus_suite())
 
 # Suites make test leaves out; `tests/harness.py --only REGEX` runs those the
 # regex names.

@@ -124,8 +124,8 @@ class RunnerRequest(Tmp):
             (["--append", 'say "hi"'], "double quote"),
             (["--initrd", self.file('a"b', b"x")], "double quote"),
             (["--append", "x" * 300], "at most 255"),
-            (["--smp", "0"], "between 1 and 16"),
-            (["--smp", "17"], "between 1 and 16"),
+            (["--smp", "0"], "between 1 and 64"),
+            (["--smp", "65"], "between 1 and 64"),
             (["--opts", "timer"], "'timer' is not KEY=VALUE"),
         ]
         for argv, msg in cases:

@@ -304,6 +304,7 @@ static void guest_destroy(struct guest *g)
  * Such a CPU may still run that guest's code on its VMCS, EPT and RAM:
  * none of them is freed, and no later guest gets the CPU. */
 static uint64_t cpus_lost;
+_Static_assert(TV_MAX_CPUS <= 64, "cpus_lost and busy hold a bit per CPU");
 
 /* Waits for CPU `cpu` to leave guest g; false, with the reason, if it
  * does not. vcpu_timer.c keeps every vCPU of a multi-vCPU guest within
@@ -327,7 +328,7 @@ static bool guest_stop_cpu(struct guest *g, uint32_t cpu)
 
 /* The CPUs g's vCPUs run on (bit n: CPU n), checked: each must be up and
  * not kept by an earlier guest that did not let go of it (issue 13.1). */
-static int guest_place_vcpus(struct guest *g, uint32_t *busy)
+static int guest_place_vcpus(struct guest *g, uint64_t *busy)
 {
 	const struct guest_spec *s = g->spec;
 
@@ -342,7 +343,7 @@ static int guest_place_vcpus(struct guest *g, uint32_t *busy)
 		if (cpus_lost & BIT(c))
 			return guest_end(g, GUEST_STATUS_LOAD_FAIL, "wants cpu%u, which is still "
 					 "running an earlier guest", c);
-		*busy |= (uint32_t)BIT(c);
+		*busy |= BIT(c);
 	}
 	return 0;
 }
@@ -467,13 +468,13 @@ static void guest_report_exits(const struct guest *g)
 static int guest_prepare(struct guest *g)
 {
 	const struct guest_spec *s = g->spec;
-	uint32_t busy;
+	uint64_t busy;
 
 	if (s->vcpus > ncpus_online)
 		return guest_end(g, GUEST_STATUS_LOAD_FAIL, "wants %u vCPUs but only %u CPUs are up",
 				 s->vcpus, ncpus_online);
 	if (guest_place_vcpus(g, &busy) || guest_mem_init(g) ||
-	    housekeeper_plan(g, busy | (uint32_t)cpus_lost) || guest_load(g))
+	    housekeeper_plan(g, busy | cpus_lost) || guest_load(g))
 		return -1;
 	/* Before any vCPU runs, so no IPI can find a vCPU missing. */
 	for (uint32_t i = 0; i < g->nvcpus; i++)

@@ -105,7 +105,7 @@ static const char *posted_missing(const struct guest *g)
 
 /* housekeeping=N checked, or the lowest CPU up and not in busy; -1 with
  * *why when there is none. */
-static int pick_cpu(const struct guest *g, uint32_t busy, char *why, size_t n)
+static int pick_cpu(const struct guest *g, uint64_t busy, char *why, size_t n)
 {
 	int32_t want = g->spec->opts.housekeeping;
 
@@ -167,7 +167,7 @@ static void housekeeper_create(struct guest *g, uint32_t cpu)
 	housekeeper_hlt_policy(g);
 }
 
-int housekeeper_plan(struct guest *g, uint32_t busy)
+int housekeeper_plan(struct guest *g, uint64_t busy)
 {
 	enum timer_backend_sel sel = g->spec->opts.timer;
 	const char *missing;

@@ -26,7 +26,7 @@
  * CPU not in `busy` (a bit per CPU that runs a vCPU of g or that an
  * earlier guest kept). 0, or -1 once it has ended g saying what is
  * missing or wrong. */
-int housekeeper_plan(struct guest *g, uint32_t busy);
+int housekeeper_plan(struct guest *g, uint64_t busy);
 /* The housekeeping CPU's index, -1 when g's timers are not posted. */
 int housekeeper_cpu(const struct guest *g);
 /* The housekeeping loop, on that CPU, until g ends (guest_end kicks it). */

@@ -23,7 +23,7 @@
 #define LOG_RING_SIZE (256 * KiB)
 
 /* Our own descriptor tables and page tables first: after this nothing of
- * the firmware's boot-services state is in use, and its RAM is ours. */
+ * the firmware's boot-services state is in use by the BSP. */
 static void host_init(struct boot_info *bi)
 {
 	struct pcpu *bsp;
@@ -35,8 +35,16 @@ static void host_init(struct boot_info *bi)
 	cpu_init(bsp);
 	paging_init(bi);
 	console_init(bi);
-	mem_reclaim_boot_services(bi);
 	serial_set_buffer(mem_alloc(LOG_RING_SIZE), LOG_RING_SIZE);
+}
+
+/* The APs may still run firmware code in boot-services RAM: they are
+ * parked in INIT first (smp.c), and only then is that RAM ours. Parking
+ * waits with the TSC, so this comes after platform_init(). */
+static void host_reclaim(struct boot_info *bi)
+{
+	smp_park_aps();
+	mem_reclaim_boot_services(bi);
 	pr_info("memory: %lu MiB free for guests and tickvisor (largest block %lu MiB)",
 		(unsigned long)(mem_free_bytes() >> 20), (unsigned long)(mem_largest_free() >> 20));
 }
@@ -61,6 +69,7 @@ __noreturn void vmm_main(struct boot_info *bi)
 	host_init(bi);
 	platform_init(bi);
 	this_cpu()->apic_id = platform.apic_ids[0];
+	host_reclaim(bi);
 	if (!platform_vmx_init(bi) || !vmm_vmx_cpu_on())
 		power_off(1);
 	platform_timer_init();

@@ -381,7 +381,7 @@ static void assert_qemu_madt(const struct acpi_info *a)
 	assert_int_equal(a->ncpus, 2);
 	assert_int_equal(a->apic_ids[0], 0);
 	assert_int_equal(a->apic_ids[1], 1);
-	assert_int_equal(a->ncpus_dropped, 0);
+	assert_int_equal(a->nids, 2);
 	assert_true(a->has_ioapic);
 	assert_int_equal(a->nioapics, 1);
 	assert_int_equal(a->ioapic_addr, 0xfec00000);
@@ -970,21 +970,66 @@ static void test_madt_duplicate_ids(void **state)
 	assert_string_equal(a.notes[0], "MADT: 2 entries with duplicate APIC IDs ignored");
 }
 
+/*
+ * More CPUs than tickvisor holds (issue 22.1): ncpus counts every usable
+ * entry, as "ACPI: MADT lists N CPUs" reports it; apic_ids holds the first
+ * TV_MAX_CPUS. Disabled entries do not count, online-capable ones do (MADT
+ * revision 5), and a CPU listed again beyond the limit - in x2APIC form,
+ * or with an ID of a held x2APIC entry - counts once.
+ */
 static void test_madt_too_many_cpus(void **state)
 {
 	struct tmem *m = *state;
 	struct acpi_info a;
 	struct tb t;
+	unsigned want = 0;
 
-	madt_init(&t, 4, 0xfee00000, 0);
-	for (unsigned i = 0; i < TV_MAX_CPUS + 4; i++)
-		madt_lapic(&t, (uint8_t)i, (uint8_t)(2 * i), ACPI_LAPIC_ENABLED);
-	madt_x2apic(&t, 0x200, ACPI_LAPIC_ENABLED, 99);
+	madt_init(&t, 5, 0xfee00000, 0);
+	madt_x2apic(&t, 0x300, ACPI_LAPIC_ENABLED, 200);
+	want++;
+	for (unsigned i = 0; i < TV_MAX_CPUS + 40; i++) {
+		uint32_t flags = i % 5 == 4 ? 0 : i % 5 == 3 ? ACPI_LAPIC_ONLINE_CAP
+							   : ACPI_LAPIC_ENABLED;
+
+		madt_lapic(&t, (uint8_t)i, (uint8_t)(2 * i), flags);
+		want += flags != 0;
+	}
+	madt_x2apic(&t, 2 * (TV_MAX_CPUS + 29), ACPI_LAPIC_ENABLED, 201);    /* again */
+	madt_x2apic(&t, 0x300, ACPI_LAPIC_ENABLED, 202);                      /* again */
+	madt_x2apic(&t, 0x200, ACPI_LAPIC_ENABLED, 203);
+	madt_x2apic(&t, 0x201, 0, 204);
+	want++;
 	parse_madt(m, &t, &a);
-	assert_int_equal(a.ncpus, TV_MAX_CPUS);
-	for (unsigned i = 0; i < TV_MAX_CPUS; i++)
-		assert_int_equal(a.apic_ids[i], 2 * i);
-	assert_int_equal(a.ncpus_dropped, 5);
+	assert_true(want > TV_MAX_CPUS);
+	assert_int_equal(a.ncpus, want);
+	assert_int_equal(a.nids, TV_MAX_CPUS);
+	assert_int_equal(a.apic_ids[0], 0x300);
+	for (unsigned i = 1, id = 0; i < TV_MAX_CPUS; i++, id += 2) {
+		if (id % 10 == 8)               /* entry i % 5 == 4: disabled */
+			id += 2;
+		assert_int_equal(a.apic_ids[i], id);
+	}
+	assert_int_equal(a.nnotes, 1);
+	assert_string_equal(a.notes[0], "MADT: 2 entries with duplicate APIC IDs ignored");
+}
+
+/* The QEMU shape of many CPUs: xAPIC entries up to ID 254, x2APIC ones from
+ * 255 on (ACPI "Processor Local x2APIC Structure"), all counted. */
+static void test_madt_x2apic_beyond_255(void **state)
+{
+	struct tmem *m = *state;
+	struct acpi_info a;
+	struct tb t;
+
+	madt_init(&t, 3, 0xfee00000, 0);
+	for (unsigned i = 0; i < 255; i++)
+		madt_lapic(&t, (uint8_t)i, (uint8_t)i, ACPI_LAPIC_ENABLED);
+	for (unsigned i = 255; i < 288; i++)
+		madt_x2apic(&t, i, ACPI_LAPIC_ENABLED, i);
+	parse_madt(m, &t, &a);
+	assert_int_equal(a.ncpus, 288);
+	assert_int_equal(a.nids, TV_MAX_CPUS);
+	assert_int_equal(a.apic_ids[TV_MAX_CPUS - 1], TV_MAX_CPUS - 1);
 	assert_int_equal(a.nnotes, 0);
 }
 
@@ -1202,7 +1247,7 @@ static void test_random_tables(void **state)
 			p[ACPI_SDT_LENGTH] = (uint8_t)rng();
 		fix_sum(p, MIN(lens[i], p[ACPI_SDT_LENGTH]), ACPI_SDT_CHECKSUM);
 		assert_int_equal(parse(m, rsdp, &a, err), 0);
-		assert_true(a.ncpus <= TV_MAX_CPUS);
+		assert_true(a.nids <= TV_MAX_CPUS && a.nids <= a.ncpus);
 		assert_true(a.nnotes <= ACPI_MAX_NOTES);
 		memcpy(p, saved[i], lens[i]);
 		for (size_t c = 0; c < m->ncopies; c++)
@@ -1241,6 +1286,7 @@ int main(void)
 		T(test_madt_x2apic),
 		T(test_madt_duplicate_ids),
 		T(test_madt_too_many_cpus),
+		T(test_madt_x2apic_beyond_255),
 		T(test_madt_lapic_override_and_ioapics),
 		T(test_hpet_not_memory),
 		T(test_fadt_rev1_short),

@@ -280,14 +280,14 @@ static void test_guest_mem(void **state)
 
 static void test_guest_vcpus_cmdline_modules(void **state)
 {
-	parse_ok("guest a img vcpus=16\nguest b img vcpus=1\nguest c img vcpus=04\n");
-	assert_int_equal(cfg.guests[0].vcpus, 16);
+	parse_ok("guest a img vcpus=64\nguest b img vcpus=1\nguest c img vcpus=04\n");
+	assert_int_equal(cfg.guests[0].vcpus, 64);
 	assert_int_equal(cfg.guests[1].vcpus, 1);
 	assert_int_equal(cfg.guests[2].vcpus, 4);
-	expect_err("guest a img vcpus=0", 1, "vcpus must be between 1 and 16, not '0'");
-	expect_err("guest a img vcpus=17", 1, "vcpus must be between 1 and 16, not '17'");
-	expect_err("guest a img vcpus=", 1, "vcpus must be between 1 and 16, not ''");
-	expect_err("guest a img vcpus=2K", 1, "vcpus must be between 1 and 16, not '2K'");
+	expect_err("guest a img vcpus=0", 1, "vcpus must be between 1 and 64, not '0'");
+	expect_err("guest a img vcpus=65", 1, "vcpus must be between 1 and 64, not '65'");
+	expect_err("guest a img vcpus=", 1, "vcpus must be between 1 and 64, not ''");
+	expect_err("guest a img vcpus=2K", 1, "vcpus must be between 1 and 64, not '2K'");
 
 	parse_ok("guest a img cmdline=\"console=ttyS0 earlyprintk=serial  quiet\" vcpus=2");
 	assert_string_equal(cfg.guests[0].cmdline, "console=ttyS0 earlyprintk=serial  quiet");
@@ -349,14 +349,21 @@ static void test_guest_cpus(void **state)
 	assert_int_equal(cfg.guests[0].cpus[0], 3);
 
 	expect_err("guest a img cpus=1,2,1", 1, "cpus lists a CPU twice: '1'");
-	expect_err("guest a img cpus=16", 1,
-		   "cpus must list CPUs 0..15 separated by commas, not '16'");
+	/* CPUs 32..63 are told apart too (a 32-bit set would lose them) */
+	parse_ok("guest a img cpus=63,1,33,32");
+	assert_int_equal(cfg.guests[0].vcpus, 4);
+	assert_int_equal(cfg.guests[0].cpus[0], 63);
+	assert_int_equal(cfg.guests[0].cpus[2], 33);
+	expect_err("guest a img cpus=1,33,33", 1, "cpus lists a CPU twice: '33'");
+	expect_err("guest a img cpus=1,63,63", 1, "cpus lists a CPU twice: '63'");
+	expect_err("guest a img cpus=64", 1,
+		   "cpus must list CPUs 0..63 separated by commas, not '64'");
 	expect_err("guest a img cpus=1,,2", 1,
-		   "cpus must list CPUs 0..15 separated by commas, not ''");
+		   "cpus must list CPUs 0..63 separated by commas, not ''");
 	expect_err("guest a img cpus=", 1,
-		   "cpus must list CPUs 0..15 separated by commas, not ''");
+		   "cpus must list CPUs 0..63 separated by commas, not ''");
 	expect_err("guest a img cpus=1,x", 1,
-		   "cpus must list CPUs 0..15 separated by commas, not 'x'");
+		   "cpus must list CPUs 0..63 separated by commas, not 'x'");
 	expect_err("guest a img cpus=1,2 vcpus=3", 1, "cpus lists 2 CPUs but vcpus=3");
 	expect_err("\nguest a img vcpus=2 cpus=1", 2, "cpus lists 1 CPU but vcpus=2");
 	expect_err("cpus=1\n", 1, "unknown option 'cpus'");
@@ -375,10 +382,12 @@ static void test_housekeeping(void **state)
 	assert_int_equal(cfg.guests[0].opts.housekeeping, 3);
 	assert_int_equal(cfg.guests[1].opts.housekeeping, HOUSEKEEPING_AUTO);
 	assert_int_equal(cfg.guests[2].opts.housekeeping, 0);
-	expect_err("housekeeping=16\n", 1, "housekeeping must be auto or a CPU 0..15, not '16'");
-	expect_err("housekeeping=-1\n", 1, "housekeeping must be auto or a CPU 0..15, not '-1'");
+	parse_ok("housekeeping=63\n");
+	assert_int_equal(cfg.opts.housekeeping, 63);
+	expect_err("housekeeping=64\n", 1, "housekeeping must be auto or a CPU 0..63, not '64'");
+	expect_err("housekeeping=-1\n", 1, "housekeeping must be auto or a CPU 0..63, not '-1'");
 	expect_err("guest a img housekeeping=", 1,
-		   "housekeeping must be auto or a CPU 0..15, not ''");
+		   "housekeeping must be auto or a CPU 0..63, not ''");
 	assert_int_equal(load("housekeeping=2 timer=posted"), 0);
 	assert_int_equal(lo.housekeeping, 2);
 	assert_int_equal(lo.timer, TIMER_SEL_POSTED);

@@ -37,9 +37,9 @@ struct boot_cpu {
 
 struct boot_info {
 	uint64_t rsdp;                  /* physical address, 0 when none */
-	uint32_t ncpus;                 /* from MP services (or 1) */
+	uint32_t ncpus;                 /* from MP services (or 1), BSP first */
 	struct boot_cpu cpus[TV_MAX_CPUS];
-	uint32_t cpus_dropped;          /* CPUs beyond TV_MAX_CPUS */
+	uint32_t cpus_dropped;          /* enabled CPUs beyond TV_MAX_CPUS: not in cpus[] */
 	struct mem_range *mem;          /* memory map, sorted by base */
 	uint32_t nmem;
 	uint64_t image_base, image_size; /* tickvisor itself */

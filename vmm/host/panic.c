@@ -35,11 +35,35 @@ void panic_dump_frame(const struct irq_frame *f)
 	       read_cr0(), read_cr2(), read_cr3(), read_cr4());
 }
 
+/*
+ * After the report, tickvisor's other CPUs stop: an NMI to each by its
+ * APIC ID ends in irq_nmi()'s halt loop, since `panicking` is set. Only
+ * CPUs in cpus[] run tickvisor code; any other - parked in INIT, left out
+ * at start, beyond TV_MAX_CPUS - is not tickvisor's to wake, and an
+ * all-but-self NMI would reach it too. The report comes first so that it
+ * is out even if sending these NMIs goes wrong (each xAPIC send may wait
+ * for the previous one's delivery).
+ */
+static void panic_stop_others(void)
+{
+	uint32_t self = cpu_index();
+
+	if (!apic_caps.x2apic && !apic_caps.mmio_base)
+		return;                 /* before the APIC is set up: no AP runs yet */
+	for (uint32_t i = 0; i < TV_MAX_CPUS; i++) {
+		const struct pcpu *p = READ_ONCE(cpus[i]);
+
+		if (p && i != self)
+			apic_send_nmi(p->apic_id);
+	}
+}
+
 /* The last line states the status (Bochs's exit code carries nothing),
  * then the CPU halts for good, leaving the screen and the serial log as
  * they are. */
 static __noreturn void panic_stop(void)
 {
+	panic_stop_others();
 	pr_err("halted: reset the machine to go on");
 	pr_info("final status %d", PANIC_STATUS);
 	log_flush();
@@ -52,14 +76,11 @@ bool panic_active(void)
 	return __atomic_load_n(&panicking, __ATOMIC_RELAXED) != 0;
 }
 
-/* Other CPUs stop too: an NMI ends in the panic path, which halts them
- * silently since `panicking` is set. The log lock is no longer honoured:
- * its holder may be the CPU that faulted. */
+/* The log lock is no longer honoured: its holder may be the CPU that
+ * faulted, or one that panic_stop_others() will stop. */
 static void panic_begin(void)
 {
 	log_panic();
-	if (apic_caps.x2apic || apic_caps.mmio_base)
-		apic_send_ipi(0, APIC_ICR_DELIV_NMI | APIC_ICR_ASSERT | APIC_ICR_ALL_BUT_SELF);
 }
 
 static void panic_vprint(const char *fmt, va_list ap)

@@ -47,18 +47,23 @@ static void acpi_init(const struct boot_info *bi)
 			a->reset_supported ? "register" : "unsupported");
 }
 
+/* The counts are the firmware's, all of them; tickvisor holds the first
+ * TV_MAX_CPUS (the BSP among them) and says so. */
 static void cpus_init(const struct boot_info *bi)
 {
+	uint32_t listed = bi->ncpus + bi->cpus_dropped;
+
 	platform.ncpus = bi->ncpus;
+	platform.ncpus_listed = listed;
 	for (uint32_t i = 0; i < bi->ncpus; i++)
 		platform.apic_ids[i] = bi->cpus[i].apic_id;
+	if (platform.acpi.has_madt && platform.acpi.ncpus != listed)
+		pr_warn("MADT lists %u CPUs but MP services reported %u: using MP services",
+			platform.acpi.ncpus, listed);
+	pr_info("%u CPU%s (APIC IDs from UEFI MP services)", listed, listed == 1 ? "" : "s");
 	if (bi->cpus_dropped)
 		pr_warn("%u CPUs beyond the first %u are left unused", bi->cpus_dropped,
 			TV_MAX_CPUS);
-	if (platform.acpi.has_madt && platform.acpi.ncpus != bi->ncpus)
-		pr_warn("MADT lists %u CPUs but MP services reported %u: using MP services",
-			platform.acpi.ncpus, bi->ncpus);
-	pr_info("%u CPU%s (APIC IDs from UEFI MP services)", bi->ncpus, bi->ncpus == 1 ? "" : "s");
 }
 
 static void hpet_init(void)

@@ -22,6 +22,7 @@ struct platform {
 	struct timebase tb;              /* guest TSC and APIC timer clocks */
 	struct vmx_caps vmx;
 	uint32_t ncpus;                 /* CPUs tickvisor may use */
+	uint32_t ncpus_listed;          /* enabled CPUs the firmware reported, all */
 	uint32_t apic_ids[TV_MAX_CPUS];
 	uint32_t ioapic_addr;           /* 0: none known */
 };

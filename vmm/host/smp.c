@@ -47,6 +47,9 @@ static const uint64_t tramp_gdt[4] = {
 
 void ap_entry(struct pcpu *p);
 
+/* Listed CPUs in wait-for-SIPI since smp_park_aps(), not started since. */
+static uint32_t parked;
+
 static void delay_us(uint64_t us)
 {
 	uint64_t end = rdtsc() + us * platform.tb.tsc_hz / 1000000;
@@ -163,12 +166,50 @@ void ap_entry(struct pcpu *p)
 	}
 }
 
+/*
+ * Takes every other CPU out of the firmware before its boot-services RAM
+ * becomes ours: after ExitBootServices the APs sit in the firmware's AP
+ * loop, whose code, stack, GDT/IDT or page tables may live in that RAM
+ * (edk2 moves its loop to reserved memory at ExitBootServices for this
+ * reason; not every firmware does), and an NMI, SMI or spurious wake-up
+ * would have such a CPU run whatever tickvisor wrote there.
+ *
+ * One INIT, broadcast to all but self, reaches every AP - those tickvisor
+ * holds, those beyond TV_MAX_CPUS and those the firmware disabled. After
+ * the MP protocol has run, "subsequent INITs (either to a specific
+ * processor or system wide) do not cause the MP protocol to be repeated"
+ * and an AP "enter[s] a wait-for-SIPI state" (SDM Vol. 3A, "MP
+ * Initialization Protocol Requirements and Restrictions"), where it
+ * executes nothing until a SIPI: that is the park. Linux parks CPUs the
+ * same way for kexec (smp_park_other_cpus_in_init(), "Kicking the
+ * secondary CPUs into INIT makes this safe against NMI and SMI"); the
+ * SDM's own BSP sequence broadcasts that INIT (000C4500H). The CPUs
+ * tickvisor runs leave the park by smp_start_aps()'s INIT-SIPI-SIPI.
+ * The wait is the SDM's 10 ms after INIT, so no AP is still on its way
+ * out of the firmware loop when the caller reclaims that memory. (QEMU's
+ * TCG latches the INIT of a CPU halted with IF = 0 and acts on it when
+ * anything wakes that CPU, before it executes another instruction: an
+ * NMI after the INIT finds it at reset state, F000:FFF0, in wait-for-SIPI.)
+ */
+void smp_park_aps(void)
+{
+	parked = platform.ncpus_listed - 1;
+	apic_send_ipi(0, APIC_ICR_DELIV_INIT | APIC_ICR_ASSERT | APIC_ICR_LEVEL |
+		      APIC_ICR_ALL_BUT_SELF);
+	delay_us(INIT_DELAY_US);
+	if (parked)
+		pr_info("%u other CPU%s parked by INIT (wait-for-SIPI) before boot-services "
+			"memory is reused", parked, parked == 1 ? "" : "s");
+}
+
 static bool start_one(uint32_t index, uint32_t apic_id, uint8_t *page)
 {
 	struct pcpu *p = cpu_alloc(index, apic_id);
 
 	trampoline_prepare(page, p);
+	parked--;               /* INIT again: out of the park, or not answering */
 	if (!ap_wake(apic_id, page)) {
+		parked++;
 		pr_warn("cpu%u (APIC ID %u) did not answer INIT/SIPI: left out", index, apic_id);
 		cpus[index] = NULL;
 		return false;
@@ -182,16 +223,27 @@ static bool start_one(uint32_t index, uint32_t apic_id, uint8_t *page)
 	return true;
 }
 
+/* What became of the CPUs smp_start_aps() did not bring up. */
+static void smp_report_parked(void)
+{
+	if (parked)
+		pr_info("%u CPU%s parked (INIT, wait-for-SIPI): beyond the first %u or not "
+			"answering", parked, parked == 1 ? "" : "s", TV_MAX_CPUS);
+}
+
 uint32_t smp_start_aps(void)
 {
 	uint64_t low = mem_low_page();
 	uint32_t up = 1;
 
-	if (platform.ncpus < 2)
+	if (platform.ncpus < 2) {
+		smp_report_parked();
 		return up;
+	}
 	if (!low || paging_cr3() >> 32) {
 		pr_warn("no page below 1 MiB for the AP trampoline (or page tables above 4 GiB): "
 			"running on the BSP only");
+		smp_report_parked();
 		return up;
 	}
 	for (uint32_t i = 1; i < platform.ncpus; i++) {
@@ -200,6 +252,7 @@ uint32_t smp_start_aps(void)
 			up++;
 	}
 	pr_info("%u of %u CPUs up (VMX on all of them)", up, platform.ncpus);
+	smp_report_parked();
 	return up;
 }
 

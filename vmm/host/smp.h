@@ -5,6 +5,10 @@
 
 #include "drivers/base.h"
 
+/* Holds every other CPU in INIT (wait-for-SIPI), where it executes
+ * nothing: call before boot-services memory is reclaimed. Needs the
+ * calibrated TSC (platform_init()). */
+void smp_park_aps(void);
 /* Starts every AP the firmware listed; returns how many CPUs are up
  * (BSP included). CPU indices are dense: cpus[0..n-1]. */
 uint32_t smp_start_aps(void);

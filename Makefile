@@ -14,6 +14,10 @@
 #   V=1               show full commands
 
 BUILD     := build
+# One spelling of every build path: the harness passes BUILD as an absolute
+# path, a developer types `make`; the .d files name their targets as they
+# were spelt, so a mix left objects stale after a header changed.
+override BUILD := $(abspath $(BUILD))
 OBJ       := $(BUILD)/obj
 EMU       ?=
 PYTHON    ?= python3

@@ -93,7 +93,6 @@ static int exit_xsetbv(struct vcpu *v)
 	uint64_t val = (r[GPR_RDX] << 32) | (uint32_t)r[GPR_RAX];
 	int vec = vcpu_xsetbv(v, (uint32_t)r[GPR_RCX], val);
 
-	/* The new XCR0 reaches the CPU at the next entry (vcpu_run). */
 	if (vec)
 		vcpu_inject_exception(v, (uint8_t)vec, vec == 13, 0);
 	else

@@ -221,7 +221,6 @@ static inline __attribute__((always_inline)) int fast_exit(struct guest_regs *re
 	if (v->cached_pin_ctls & BIT(PIN_PREEMPT_TIMER))
 		vmwrite(VMCS_PREEMPT_TIMER_VALUE,
 			preempt_value(v->preempt_at, now, timer_caps.preempt_rate));
-	vcpu_xcr0_load_guest(v);
 	return 1;
 }
 

@@ -318,12 +318,10 @@ void vcpu_run(struct vcpu *v)
 		WRITE_ONCE(v->kicked, false);
 enter:
 		vcpu_timer_load_preempt(v);
-		vcpu_xcr0_load_guest(v);
 		reason = vmx_run(&v->regs);
 		if (unlikely(reason < 0)) {
 			if (reason == VMX_RUN_HANDLED)
 				continue;       /* by the stub's hook: the pre-entry work is due */
-			vcpu_xcr0_load_host(v);
 			vcpu_entry_failed(v, reason);
 			break;
 		}

@@ -47,15 +47,13 @@ void vcpu_reinject(struct vcpu *v);
 
 void vcpu_sync_ia32e(struct vcpu *v);
 
-/* The bookkeeping every VM exit needs before its handler: the host's
- * XCR0, the entry done (VMRESUME from now on, the advance tuned by its
+/* The bookkeeping every VM exit needs before its handler: the entry done (VMRESUME from now on, the advance tuned by its
  * wait), the entry's injection gone and the interruptibility unread, the
  * IA-32e mode control in step with EFER. Inline: vcpu_run() and the
  * CPUID hook of the entry stub (vmm/exit_fast.c) both run it on every
  * exit. */
 static inline __attribute__((always_inline)) void vcpu_after_exit(struct vcpu *v)
 {
-	vcpu_xcr0_load_host(v);
 	v->regs.launched = 1;
 	if (v->spin_target) {
 		vcpu_timer_after_entry(v);

@@ -1,12 +1,20 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * Guest XCR0 and vector-register state. VMX neither loads nor saves XCR0
- * on VM entry and exit, and XSETBV exits unconditionally: tickvisor keeps
- * the guest's value in the vCPU, checks it as XSETBV would, and has the
- * CPU run with it only in non-root mode (KVM does the same around its
- * entries: kvm_load_guest_xsave_state / kvm_load_host_xsave_state). The
- * host itself uses no extended state (-mgeneral-regs-only), so root mode
- * runs with XCR0 = 1 and the guest's vector registers stay in the CPU.
+ * on VM entry and exit, and XSETBV exits unconditionally: tickvisor
+ * checks the value as XSETBV would, keeps it in the vCPU for CPUID leaf
+ * 0xD, and loads it into the CPU at once. The host itself uses no
+ * extended state (-mgeneral-regs-only), so root mode simply runs with the
+ * guest's XCR0 and the guest's vector registers stay in the CPU.
+ *
+ * Why not switch to a host value on exit: XCR0 must never drop a bit
+ * while the guest's vector state is live (DESIGN.md). The SDM (Vol. 1
+ * 13.3) keeps a cleared component's state but warns that clearing
+ * XCR0[7:5] with AVX-512 state not initial makes later SSE/AVX slower;
+ * KVM avoids it by keeping the host's XCR0 a superset of the guest's
+ * (kvm_load_host_xsave_state). Equal is the cheapest superset: no XSETBV
+ * on the exit path at all (each is serializing). guest-tests/xstate_exits
+ * checks the registers across 1,000 exits.
  */
 #include "drivers/io.h"
 #include "drivers/string.h"
@@ -127,6 +135,8 @@ int vcpu_xsetbv(struct vcpu *v, uint32_t xcr, uint64_t val)
 	if (xcr != 0 || !xcr0_valid(val))
 		return 13;
 	v->xcr0 = val;
+	/* As the guest's own XSETBV would: a bit it clears is its choice. */
+	xcr0_write(val);
 	return 0;
 }
 
@@ -145,6 +155,8 @@ static void xstate_init_vector_regs(uint64_t mask)
 	__asm__ volatile("fxrstor %0" : : "m"(xstate_init_area) : "memory");
 }
 
+/* Leaves the CPU's XCR0 at the guest's power-up value: from here on the
+ * CPU's XCR0 is always v->xcr0. */
 void vcpu_xstate_reset(struct vcpu *v)
 {
 	uint64_t mask = xstate_guest_mask();

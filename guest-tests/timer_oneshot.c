@@ -19,8 +19,9 @@ static void test_timebase(void)
 {
 	struct cpuid c = cpuid(0x15);
 
-	report_info("TSC %lu Hz, APIC timer %lu Hz (%s), slack %lu cycles", tmr_clock.tsc_hz,
-		    tmr_clock.apic_hz, tmr_clock.source, tmr_slack_tsc);
+	report_info("TSC %lu Hz, APIC timer %lu Hz (%s), slack %lu cycles (exit round trip %lu)",
+		    tmr_clock.tsc_hz, tmr_clock.apic_hz, tmr_clock.source, tmr_slack_tsc,
+		    tmr_exit_cost);
 	if (!tickvisor_present()) {
 		report_skip("time base: not running under tickvisor");
 		return;

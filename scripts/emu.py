@@ -37,7 +37,14 @@ import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-OVMF = "/usr/share/ovmf/OVMF.fd"
+# The firmware: Debian's combined image, or another one by the environment
+# (OVMF=path), or split code and variable stores as most distributions
+# ship them (OVMF_CODE= and OVMF_VARS=; QEMU only: the variables are copied
+# into the work directory, the firmware writes them). Bochs loads a
+# combined image only.
+OVMF = os.environ.get("OVMF") or "/usr/share/ovmf/OVMF.fd"
+OVMF_CODE = os.environ.get("OVMF_CODE") or None
+OVMF_VARS = os.environ.get("OVMF_VARS") or None
 VGABIOS = "/usr/share/vgabios/vgabios.bin"
 FINAL_RE = re.compile(r"^tickvisor: final status (-?\d+)", re.M)
 # A guest booted natively (GRUB, no tickvisor) ends with this line; a Linux
@@ -65,18 +72,46 @@ STATUS_NO_RESULT = 125
 POWEROFF_GRACE_S = 15
 
 
-def kvm_usable():
-    """True when /dev/kvm is usable and the host allows nested VMX."""
-    if not os.access("/dev/kvm", os.R_OK | os.W_OK):
-        return False
-    for mod in ("kvm_intel",):
-        p = f"/sys/module/{mod}/parameters/nested"
+# What nested KVM must offer tickvisor, from kvm_intel's parameters in
+# sysfs: (parameter, what it gives, how to get it). tickvisor refuses
+# without EPT and unrestricted guest; without APICv it runs, but the suites
+# expect virtual-interrupt delivery.
+KVM_PARAMS = "/sys/module/kvm_intel/parameters"
+KVM_NEEDS = (
+    ("nested", "nested VMX", "modprobe kvm_intel nested=1"),
+    ("ept", "EPT", "modprobe kvm_intel ept=1"),
+    ("unrestricted_guest", "unrestricted guest", "modprobe kvm_intel unrestricted_guest=1"),
+    ("enable_apicv", "APICv", "modprobe kvm_intel enable_apicv=1; the CPU must have it"),
+)
+
+
+def kvm_missing(dev="/dev/kvm", params=KVM_PARAMS):
+    """What stops a nested KVM boot of tickvisor here, each named with the
+    way to get it; empty when /dev/kvm works with nested VMX, EPT,
+    unrestricted guest and APICv."""
+    if not os.path.exists(dev):
+        return [f"{dev} does not exist (no KVM: load kvm_intel, or run where the "
+                "CPU has VT-x)"]
+    if not os.access(dev, os.R_OK | os.W_OK):
+        return [f"{dev} is not readable and writable by this user (add it to group kvm)"]
+    if not os.path.isdir(params):
+        return [f"{params} does not exist: this /dev/kvm is not kvm_intel (another KVM "
+                "module, e.g. kvm_amd or kvm_pvm, has no nested VMX for tickvisor)"]
+    missing = []
+    for name, what, how in KVM_NEEDS:
         try:
-            with open(p) as f:
-                return f.read().strip() in ("Y", "1")
+            with open(os.path.join(params, name)) as f:
+                value = f.read().strip()
         except OSError:
-            pass
-    return False
+            value = "absent"
+        if value not in ("Y", "1"):
+            missing.append(f"kvm_intel {name}={value}: no {what} ({how})")
+    return missing
+
+
+def kvm_usable():
+    """True when /dev/kvm offers what kvm_missing() asks."""
+    return not kvm_missing()
 
 
 def default_emu():
@@ -164,7 +199,19 @@ def qemu_cmd(img, workdir, cpus, megs, kvm, cdrom=False, machine="q35", screen=F
     # machine: QEMU's -machine value, the platform shape (q35, pc,
     # q35,hpet=off: PLATFORM.md). screen: a VGA (OVMF gives it a GOP) and a
     # monitor socket in workdir for `screendump`.
-    boot = ["-cdrom", img] if cdrom else ["-bios", OVMF, "-drive", f"format=raw,file={img}"]
+    if cdrom:
+        boot = ["-cdrom", img]
+    elif OVMF_CODE or OVMF_VARS:
+        if not (OVMF_CODE and OVMF_VARS):
+            sys.exit("tickvisor-run: OVMF_CODE and OVMF_VARS go together (split firmware "
+                     "images), or set OVMF= to one combined image")
+        varstore = os.path.join(workdir, "OVMF_VARS.fd")
+        shutil.copyfile(OVMF_VARS, varstore)
+        boot = ["-drive", f"if=pflash,format=raw,readonly=on,file={OVMF_CODE}",
+                "-drive", f"if=pflash,format=raw,file={varstore}",
+                "-drive", f"format=raw,file={img}"]
+    else:
+        boot = ["-bios", OVMF, "-drive", f"format=raw,file={img}"]
     monitor = [f"unix:{workdir}/monitor.sock,server,nowait"] if screen else ["none"]
     cmd = [QEMU, "-machine", machine, "-m", str(megs), "-smp", str(cpus),
            "-display", "none", "-monitor", *monitor, "-no-reboot", "-nodefaults", *boot,
@@ -173,7 +220,9 @@ def qemu_cmd(img, workdir, cpus, megs, kvm, cdrom=False, machine="q35", screen=F
     if screen:
         cmd += ["-vga", "std"]
     if kvm:
-        cmd += ["-enable-kvm", "-cpu", "host,+vmx"]
+        # invtsc: the host's invariant TSC bit, which tickvisor's timebase
+        # and the guests' CPUID 0x15 rely on (QEMU hides it by default).
+        cmd += ["-enable-kvm", "-cpu", "host,+vmx,+invtsc"]
     return cmd
 
 
@@ -227,8 +276,8 @@ def emulator_command(img, emu, workdir, cpus=1, megs=1024, model=DEFAULT_MODEL,
     if emu not in EMULATORS:
         sys.exit(f"tickvisor-run: unknown emulator '{emu}' ({', '.join(EMULATORS)})")
     if emu.endswith("kvm") and need_kvm and not kvm_usable():
-        sys.exit(f"tickvisor-run: EMU={emu} needs a usable /dev/kvm with nested VMX "
-                 "(kvm_intel nested=1); use EMU=bochs here")
+        sys.exit(f"tickvisor-run: EMU={emu} cannot run here: " + "; ".join(kvm_missing()) +
+                 " (EMU=bochs runs everywhere; docs/ci-nested-kvm.md)")
     if emu in ("bochs", "native"):
         return bochs_cmd(img, workdir, cpus, megs, model, native=emu == "native", msrs=msrs)
     return qemu_cmd(img, workdir, cpus, megs, emu != "tcg", cdrom=emu == "native-kvm",
@@ -244,18 +293,31 @@ def dry_run(img, emu, workdir, cpus=1, megs=1024, model=DEFAULT_MODEL):
     # bochs_binary() itself stops with the way to get Bochs when it has none.
     if emu not in ("bochs", "native") and not shutil.which(QEMU):
         missing.append(f"{QEMU} (apt-get install qemu-system-x86)")
-    firmware = BIOS if emu == "native" else None if emu == "native-kvm" else OVMF
-    if firmware and not os.path.exists(firmware):
-        missing.append(f"{firmware} (apt-get install "
-                       f"{'bochsbios' if emu == 'native' else 'ovmf'})")
+    if emu == "native":
+        firmware = [BIOS]
+    elif emu == "native-kvm":
+        firmware = []               # SeaBIOS, QEMU's own
+    elif emu != "bochs" and (OVMF_CODE or OVMF_VARS):
+        firmware = [f for f in (OVMF_CODE, OVMF_VARS) if f]
+    else:
+        firmware = [OVMF]
+    no_firmware = [f for f in firmware if not os.path.exists(f)]
+    for f in no_firmware:
+        missing.append(f"{f} (apt-get install {'bochsbios' if emu == 'native' else 'ovmf'})")
+    if no_firmware:
+        # Without its firmware the command cannot even be put together (a
+        # split variable store is copied into the work directory).
+        for what in missing:
+            print(f"tickvisor-run: dry run: missing {what}", file=sys.stderr)
+        return 1
     cmd = emulator_command(os.path.abspath(img), emu, workdir, cpus, megs, model,
                            need_kvm=False)
     print(shlex.join(cmd))
     for what in missing:
         print(f"tickvisor-run: dry run: missing {what}", file=sys.stderr)
     if emu.endswith("kvm") and not kvm_usable():
-        print("tickvisor-run: dry run: note: /dev/kvm with nested VMX is not usable here",
-              file=sys.stderr)
+        print("tickvisor-run: dry run: note: nested KVM is not usable here: " +
+              "; ".join(kvm_missing()), file=sys.stderr)
     return 1 if missing else 0
 
 

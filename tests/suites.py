@@ -639,13 +639,13 @@ SUITES += [
                         r"-monitor none -no-reboot -nodefaults -bios /usr/share/ovmf/OVMF.fd "
                         r"-drive format=raw,file=\S+/run/kernel-exit_status/esp.img -serial "
                         r"file:\S+/run/kernel-exit_status/com1.log -device "
-                        r"isa-debug-exit,iobase=0xf4,iosize=0x04 -enable-kvm -cpu host,\+vmx$"]),
+                        r"isa-debug-exit,iobase=0xf4,iosize=0x04 -enable-kvm -cpu host,\+vmx,\+invtsc$"]),
     RunnerCheck("runner-kvm-dry-run-esp",
                 ["make", "--no-print-directory", "run", "BUILD={build}", "EMU=kvm", "DRY_RUN=1"],
                 emu="kvm", reject=[r"^tickvisor-run: booting", r"^tickvisor: "],
                 expect=[r"^qemu-system-x86_64 -machine q35 -m 1024 -smp 1 .* -drive "
                         r"format=raw,file=\S+/esp.img -serial file:\S+/run/kvm/com1.log .* "
-                        r"-enable-kvm -cpu host,\+vmx$"]),
+                        r"-enable-kvm -cpu host,\+vmx,\+invtsc$"]),
 ]
 
 

@@ -295,6 +295,46 @@ class SerialReading(Tmp):
         self.assertLessEqual(sum(read), size)
 
 
+class KvmMissing(Tmp):
+    """kvm_missing() names each thing nested KVM lacks for tickvisor, from
+    a fake /dev/kvm and kvm_intel parameter directory."""
+
+    def setup(self, **params):
+        dev = os.path.join(self.dir.name, "kvm")
+        open(dev, "w").close()
+        pdir = os.path.join(self.dir.name, "parameters")
+        os.makedirs(pdir, exist_ok=True)
+        for name, value in params.items():
+            with open(os.path.join(pdir, name), "w") as f:
+                f.write(value + "\n")
+        return dev, pdir
+
+    def test_all_there(self):
+        dev, pdir = self.setup(nested="Y", ept="Y", unrestricted_guest="Y", enable_apicv="Y")
+        self.assertEqual(emu.kvm_missing(dev, pdir), [])
+
+    def test_nested_as_1(self):
+        dev, pdir = self.setup(nested="1", ept="Y", unrestricted_guest="Y", enable_apicv="Y")
+        self.assertEqual(emu.kvm_missing(dev, pdir), [])
+
+    def test_each_missing_named(self):
+        dev, pdir = self.setup(nested="N", ept="Y", unrestricted_guest="N")
+        self.assertEqual(emu.kvm_missing(dev, pdir), [
+            "kvm_intel nested=N: no nested VMX (modprobe kvm_intel nested=1)",
+            "kvm_intel unrestricted_guest=N: no unrestricted guest "
+            "(modprobe kvm_intel unrestricted_guest=1)",
+            "kvm_intel enable_apicv=absent: no APICv (modprobe kvm_intel enable_apicv=1; "
+            "the CPU must have it)"])
+
+    def test_no_device(self):
+        self.assertIn("does not exist (no KVM", emu.kvm_missing("/nonexistent/kvm")[0])
+
+    def test_not_kvm_intel(self):
+        dev, _ = self.setup()
+        self.assertIn("this /dev/kvm is not kvm_intel",
+                      emu.kvm_missing(dev, os.path.join(self.dir.name, "none"))[0])
+
+
 class DryRun(Tmp):
     def run_dry(self, emu_name="kvm", **patches):
         out, err = io.StringIO(), io.StringIO()
@@ -326,8 +366,40 @@ class DryRun(Tmp):
                               f"-drive format=raw,file={img} -serial "
                               f"file:{self.dir.name}/com1.log -device "
                               "isa-debug-exit,iobase=0xf4,iosize=0x04 -enable-kvm "
-                              "-cpu host,+vmx\n")
-        self.assertIn("/dev/kvm with nested VMX is not usable here", err)
+                              "-cpu host,+vmx,+invtsc\n")
+        self.assertIn("nested KVM is not usable here: ", err)
+
+    def test_split_ovmf(self):
+        """OVMF_CODE/OVMF_VARS: two pflash drives, the variables copied
+        into the work directory (the firmware writes them)."""
+        code, varstore = (os.path.join(self.dir.name, n) for n in ("CODE.fd", "VARS.fd"))
+        for f in (code, varstore):
+            with open(f, "wb") as fh:
+                fh.write(b"\0" * 16)
+        with self.fake_qemu():
+            status, out, err = self.run_dry(kvm_usable=lambda: True, OVMF_CODE=code,
+                                            OVMF_VARS=varstore)
+        self.assertEqual(status, 0, err)
+        copy = os.path.join(self.dir.name, "OVMF_VARS.fd")
+        self.assertIn(f"-drive if=pflash,format=raw,readonly=on,file={code} "
+                      f"-drive if=pflash,format=raw,file={copy} -drive format=raw,file=", out)
+        self.assertNotIn("-bios", out)
+        self.assertTrue(os.path.exists(copy))
+
+    def test_split_ovmf_needs_both(self):
+        code = os.path.join(self.dir.name, "CODE.fd")
+        open(code, "wb").close()
+        with self.fake_qemu(), self.assertRaises(SystemExit) as e:
+            self.run_dry(kvm_usable=lambda: True, OVMF_CODE=code)
+        self.assertIn("OVMF_CODE and OVMF_VARS go together", str(e.exception))
+
+    def test_split_ovmf_missing(self):
+        with self.fake_qemu():
+            status, out, err = self.run_dry(kvm_usable=lambda: True, OVMF_CODE="/no/CODE.fd",
+                                            OVMF_VARS="/no/VARS.fd")
+        self.assertEqual(status, 1)
+        self.assertIn("dry run: missing /no/CODE.fd (apt-get install ovmf)", err)
+        self.assertIn("dry run: missing /no/VARS.fd", err)
 
     def test_missing_qemu(self):
         with mock.patch.dict(os.environ, {"PATH": self.dir.name}):

@@ -12,6 +12,7 @@ enum tv_hypercall {
 	TV_HC_EXITS = 1,        /* RBX = basic exit reason or ~0 (all) -> RAX = count */
 	TV_HC_INFO  = 2,        /* -> RAX TSC Hz, RBX APIC timer Hz, RCX flags, RDX vCPUs */
 	TV_HC_HOST_NMI = 3,     /* RBX = vCPU -> RAX = host NMIs its CPU handled */
+	TV_HC_EXIT_COST = 4,    /* -> RAX entry + exit TSC cycles, RBX entry, RCX exit */
 	TV_HC_NR,
 };
 

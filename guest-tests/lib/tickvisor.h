@@ -19,6 +19,9 @@
  *   TV_HC_HOST_NMI  RBX = vCPU index -> a host NMI to that vCPU's CPU;
  *                   RAX = host NMIs that CPU handled so far, or
  *                   TV_HC_ERROR (bad index, not handled within 1 ms)
+ *   TV_HC_EXIT_COST -> RAX = TSC cycles of one VM entry plus one VM exit
+ *                   as tickvisor measured them at this vCPU's start
+ *                   (RBX entry, RCX exit; 0 if it could not measure)
  */
 #ifndef GUEST_TICKVISOR_H
 #define GUEST_TICKVISOR_H
@@ -32,6 +35,7 @@ enum tv_hypercall_nr {
 	TV_HC_EXITS = 1,
 	TV_HC_INFO = 2,
 	TV_HC_HOST_NMI = 3,
+	TV_HC_EXIT_COST = 4,
 };
 #define TV_HC_PING_REPLY        UINT64_C(0x7469636b)   /* "tick" */
 #define TV_HC_ERROR             (~UINT64_C(0))   /* unknown function */

@@ -15,6 +15,7 @@
 
 struct tmr_clock tmr_clock;
 uint64_t tmr_slack_tsc;
+uint64_t tmr_exit_cost;
 
 const char *const tmr_wait_name[TMR_NR_WAITS] = {
 	[TMR_SPIN] = "spin",
@@ -166,6 +167,15 @@ bool tmr_init(void)
 		return false;
 	}
 	tmr_slack_tsc = tmr_us_to_tsc(arg_get_ulong("slack_us", TMR_SLACK_US));
+	tmr_exit_cost = 0;
+	if (tickvisor_present()) {
+		uint64_t cost = tv_hypercall(TV_HC_EXIT_COST, 0, 0, 0, NULL);
+
+		if (cost != TV_HC_ERROR)
+			tmr_exit_cost = cost;
+	}
+	if (tmr_exit_cost * TMR_SLACK_EXITS > tmr_slack_tsc)
+		tmr_slack_tsc = tmr_exit_cost * TMR_SLACK_EXITS;
 	handle_irq(TMR_VEC, tmr_irq);
 	handle_irq(TMR_VEC_SENTINEL, tmr_irq);
 	apic_sw_enable();

@@ -760,15 +760,15 @@ static void test_errors_limits(void **state)
 	char want[512];
 	size_t n = 0;
 
-	/* 64 guests fit, the 65th does not */
-	for (int i = 0; i < 64; i++)
+	/* 128 guests fit, the 129th does not */
+	for (int i = 0; i < 128; i++)
 		n += (size_t)sprintf(text + n, "guest g%d img%d\n", i, i);
 	parse_ok(text);
-	assert_int_equal(cfg.nguests, 64);
-	assert_string_equal(cfg.guests[63].name, "g63");
-	assert_int_equal(cfg.guests[63].cfg_line, 64);
-	sprintf(text + n, "# comment\nguest g64 img64\n");
-	expect_err(text, 66, "too many guests (at most 64)");
+	assert_int_equal(cfg.nguests, 128);
+	assert_string_equal(cfg.guests[127].name, "g127");
+	assert_int_equal(cfg.guests[127].cfg_line, 128);
+	sprintf(text + n, "# comment\nguest g128 img128\n");
+	expect_err(text, 130, "too many guests (at most 128)");
 
 	/* name 31 ok / 32 too long; path 127 / 128; cmdline 255 / 256 */
 	char name[TV_NAME_LEN + 1], path[TV_PATH_LEN + 1], cmd[TV_CMDLINE_LEN + 1];

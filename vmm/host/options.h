@@ -10,7 +10,7 @@
 #include "drivers/base.h"
 #include "timer/timer_opts.h"       /* enum timer_backend_sel, advance_mode */
 
-#define TV_MAX_GUESTS   64u
+#define TV_MAX_GUESTS   128u
 #define TV_MAX_MODULES  8u
 #define TV_NAME_LEN     32u
 #define TV_PATH_LEN     128u

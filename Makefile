@@ -188,7 +188,7 @@ else
 endif
 
 test: deps all
-	$(Q)$(PYTHON) tests/harness.py --build $(BUILD)
+	$(Q)$(PYTHON) tests/harness.py --build $(BUILD) $(if $(EMU),--emu $(EMU))
 
 # Only the Linux guest boots of make test (README, docs/linux-guest.md).
 test-linux: deps all

@@ -28,6 +28,12 @@ and what make test (tests/harness.py) holds each run of it to:
                  XFAIL with REASON; a PASS line matching it is XPASS, a
                  failure that says the bug is fixed and the declaration
                  is to go. Same form as skip.
+  maybe_skip@GLOB = REGEX => REASON
+                 a SKIP that depends on the machine the suite runs on, not
+                 on tickvisor: a CPU feature the nested-KVM runner's own
+                 CPU may lack (kvm-* suites). Counted as a declared skip
+                 when it happens, never stale when it does not. Always
+                 qualified by a suite glob.
   KEY@GLOB = ...
                  min_pass, skip or xfail for the make test suites whose
                  name matches the fnmatch GLOB only (skip@smp-4cpu,
@@ -145,19 +151,31 @@ class Test:
                 self.min_pass.append((glob, n))
             elif base in ("skip", "xfail"):
                 self.declarations += _declarations(where, base, glob, value)
+            elif base == "maybe_skip":
+                if glob == "*":
+                    raise ConfigError(f"{where}: {key}: maybe_skip needs @SUITE (the suites "
+                                      "whose machine may lack the feature)")
+                self.declarations += _declarations(where, base, glob, value)
             elif glob != "*":
-                raise ConfigError(f"{where}: {key}: only min_pass, skip and xfail take @SUITE")
+                raise ConfigError(f"{where}: {key}: only min_pass, skip, maybe_skip and xfail "
+                                  "take @SUITE")
         self.min_pass.sort(key=lambda g: g[0] == "*")     # stable: file order kept
         if not any(g == "*" for g, _ in self.min_pass):
             raise ConfigError(f"{where}: no min_pass (the fewest PASS lines a run prints)")
 
-    def min_pass_for(self, suite):
-        """The fewest PASS lines this test's run in `suite` may print."""
-        return next(n for g, n in self.min_pass if fnmatch.fnmatchcase(suite, g))
+    def min_pass_for(self, suite, *aliases):
+        """The fewest PASS lines this test's run in `suite` may print.
+        aliases: other names the suite answers to (a kvm-* suite also to
+        the Bochs suite it repeats); the first qualified min_pass matching
+        any of them wins."""
+        names = (suite,) + aliases
+        return next(n for g, n in self.min_pass
+                    if any(fnmatch.fnmatchcase(s, g) for s in names))
 
-    def declarations_for(self, suite):
-        """The skips and xfails that apply to this test's run in `suite`."""
-        return [d for d in self.declarations if d.applies(suite)]
+    def declarations_for(self, suite, *aliases):
+        """The skips and xfails that apply to this test's run in `suite`
+        (or under one of its aliases)."""
+        return [d for d in self.declarations if any(d.applies(s) for s in (suite,) + aliases)]
 
     def guest_line(self, run=None, extra=""):
         """The tickvisor.cfg line of this test, for one run."""

@@ -341,34 +341,36 @@ def judge_lines(prefix, lines, declarations, site=None):
         elif kind == "FAIL":
             events.append(("check", False, name, "", where))
         else:
-            d = (match("skip", text) if kind == "SKIP" else None) or match("xfail", text)
+            d = (match("skip", text) or match("maybe_skip", text) if kind == "SKIP"
+                 else None) or match("xfail", text)
             if d:
-                events.append((d.kind, name, d.reason))
+                events.append(("skip" if d.kind == "maybe_skip" else d.kind, name, d.reason))
             else:
                 events.append(("check", False, f"{prefix}: {kind}: {text}",
                                f"undeclared {kind}: declare it in guest-tests/unittests.cfg "
                                "with its reason (skip/xfail = REGEX => REASON)"))
     for d in declarations:
-        if id(d) not in seen:
+        if id(d) not in seen and d.kind != "maybe_skip":
             events.append(("check", False, f"{prefix}/declared {d!r}",
                            "stale declaration: no line matches it any more, remove it"))
     return events, passes
 
 
-def judge_guest(suite, name, expect_status, got, test=None):
+def judge_guest(suite, name, expect_status, got, test=None, aliases=()):
     """Events for one guest of a suite: its lines (judge_lines, with the
     declarations of its test in guest-tests/unittests.cfg), its minimum of
     PASS lines and its exit status. Its lines' sites are named by its
-    image (guest_site()), its status by its test."""
+    image (guest_site()), its status by its test. aliases: other suite
+    names whose declarations apply too (suites.KvmSuite)."""
     prefix = f"{suite}/{name}"
     base = test.name if test else name.split(".")[0]
     if got is None:
         return [("check", False, f"{prefix}/ran", "no 'guest exited' line", f"{base}/ran")]
     status, lines = got
-    events, passes = judge_lines(prefix, lines, test.declarations_for(suite) if test else [],
+    events, passes = judge_lines(prefix, lines, test.declarations_for(suite, *aliases) if test else [],
                                  guest_site(test.file if test else base))
     if test:
-        least = test.min_pass_for(suite)
+        least = test.min_pass_for(suite, *aliases)
         events.append(("check", passes >= least, f"{prefix}/min-pass",
                        f"ran {passes} of at least {least} checks (min_pass in "
                        "guest-tests/unittests.cfg)", f"{base}/min-pass"))
@@ -378,7 +380,8 @@ def judge_guest(suite, name, expect_status, got, test=None):
 
 
 def check_guest(res, suite, name, expect_status, got):
-    res.apply(judge_guest(suite.name, name, expect_status, got, suites.test_of(suite, name)))
+    res.apply(judge_guest(suite.name, name, expect_status, got, suites.test_of(suite, name),
+                          getattr(suite, "aliases", ())))
 
 
 def run_suite(build, suite):
@@ -432,18 +435,40 @@ def report_suite(res, suite, status, serial, work, secs):
         emu.diagnose(work, serial, f"suite {suite.name} failed")
 
 
+def choose(emu_name, only):
+    """The suites a run boots: make test's (Bochs, with the QEMU TCG
+    platform matrix), or with EMU=kvm the nested-KVM ones (suites.KVM_SUITES,
+    plus the TCG ones, which need no KVM); --only filters by name, and
+    opt-in suites run only when --only names them."""
+    pool = suites.SUITES if emu_name == "bochs" else \
+        suites.KVM_SUITES + [s for s in suites.SUITES if s.emu == "tcg"]
+    chosen = [s for s in pool if not only or re.search(only, s.name)]
+    return chosen + [s for s in suites.OPT_IN if only and re.search(only, s.name)]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--only", default=None, help="regex of suite names to run")
     ap.add_argument("--no-unit", action="store_true")
     ap.add_argument("-j", type=int, default=2, help="emulators run in parallel")
+    ap.add_argument("--emu", choices=("bochs", "kvm"), default="bochs",
+                    help="bochs: the suites of make test; kvm: the nested-KVM suites "
+                    "(make test EMU=kvm, docs/ci-nested-kvm.md)")
+    ap.add_argument("--list", action="store_true", help="print the chosen suites and stop")
     a = ap.parse_args()
     build = os.path.abspath(a.build)
     res = Results()
     t0 = time.monotonic()
-    chosen = [s for s in suites.SUITES if not a.only or re.search(a.only, s.name)]
-    chosen += [s for s in suites.OPT_IN if a.only and re.search(a.only, s.name)]
+    chosen = choose(a.emu, a.only)
+    if a.list:
+        for s in chosen:
+            print(f"{s.name} ({s.emu}, {s.cpus} CPU{'s' if s.cpus > 1 else ''})")
+        return
+    if a.emu == "kvm" and not emu.kvm_usable():
+        # Before anything runs: a KVM run that cannot boot is no result.
+        sys.exit("harness: EMU=kvm cannot run here: " + "; ".join(emu.kvm_missing()) +
+                 " (make test without EMU= runs the Bochs suites; docs/ci-nested-kvm.md)")
     if not a.no_unit:
         run_unit(res, build, any(isinstance(s, suites.LinuxSuite) for s in chosen))
         run_pyunit(res)

@@ -907,3 +907,72 @@ class ScreenSuite(PlatformSuite):
 
 
 SUITES.append(ScreenSuite("tcg-screen"))
+
+
+# --- Issue 22.10: nested KVM (make test EMU=kvm) -----------------------------
+# Under nested KVM the platform is the runner's: QEMU's ACPI tables with
+# KVM's CPU count, a TSC rate of whatever the host has, an HPET or not. So
+# these suites run the guests whose expectations are tickvisor's own (the
+# guest tests, their backend lines, the done line), and match the platform
+# lines by pattern; the guests' timer slack is scaled by the exit cost
+# tickvisor measures at start (TV_HC_EXIT_COST, guest-tests/exit_cost.c).
+# A SKIP the runner's CPU decides is declared maybe_skip@kvm-* in
+# guest-tests/unittests.cfg. The patterns are also held against a QEMU TCG
+# boot in every make test (KVM_PATTERNS_TCG), which is all this machine can
+# check: it has no nested VMX (docs/ci-nested-kvm.md).
+KVM_PLATFORM = [
+    r"^tickvisor: ACPI: RSDP rev \d \(.{6}\), MADT",
+    r"^tickvisor: ACPI: MADT lists \d+ CPUs?, local APIC at 0x[0-9a-f]+$",
+    r"^tickvisor: \d+ CPUs? \(",
+    r"^tickvisor: TSC: \d+ Hz from (HPET|ACPI PM timer|CPUID 0x1[56])",
+    r"^tickvisor: guest APIC timer: \d+ Hz \(TSC / \d+\)$",
+    r"^tickvisor: memory: \d+ MiB free for guests",
+]
+# Guests (unittests.cfg names) left out of the KVM suites, with the reason.
+KVM_EXCLUDED = {
+    # Its expectation is Bochs's panic, not tickvisor's (unittests.cfg).
+    "apic_exec": "APICv off only because Bochs 3.0 panics on an APIC-page fetch",
+}
+KVM_CPUS = 4
+
+
+class KvmSuite(Suite):
+    """A Bochs suite (`like`) repeated under nested KVM: the same config,
+    guests and expectations, plus the platform patterns; the guests'
+    unittests.cfg declarations for `like` apply too (aliases)."""
+
+    def __init__(self, name, like, suite):
+        super().__init__(name, suite.config, emu="kvm", cpus=suite.cpus, status=suite.status,
+                         expect=suite.expect + KVM_PLATFORM, guests=suite.guests,
+                         timeout=suite.timeout, reject=suite.reject)
+        self.aliases = (like,)
+
+
+def kvm_suites(tests):
+    """The suites of make test EMU=kvm: every 1-vCPU guest test (APICv on,
+    and its apicv-off run), and the SMP tests on KVM_CPUS CPUs, each with
+    the backend lines the Bochs suites expect and the platform patterns."""
+    chosen = [t for t in tests if t.name not in KVM_EXCLUDED]
+    up = [t for t in chosen if t.vcpus == 1]
+    off = [t for t in up if "apicv" in t.variants]
+    smp = [t for t in chosen if 1 < t.vcpus <= KVM_CPUS]
+    return [
+        KvmSuite("kvm-guests", "guests", expect_backends(guest_suite("kvm-guests", up),
+                                               [(t.name, t, 1) for t in up])),
+        KvmSuite("kvm-guests-apicv-off", "guests-apicv-off", expect_backends(
+            guest_suite("kvm-guests-apicv-off", off, run="apicv-off", extra="apicv=off"),
+            [(f"{t.name}.apicv-off", t, 1) for t in off], "apicv=off")),
+        KvmSuite(f"kvm-smp-{KVM_CPUS}cpu", f"smp-{KVM_CPUS}cpu", expect_backends(
+            guest_suite(f"kvm-smp-{KVM_CPUS}cpu", smp, cpus=KVM_CPUS),
+            [(t.name, t, t.vcpus) for t in smp])),
+    ]
+
+
+KVM_SUITES = kvm_suites(TESTS)
+# The KVM suites' platform patterns against what QEMU's tables and a real
+# TSC give under TCG (q35 and pc, 4 CPUs): a pattern that only ever matched
+# Bochs fails here first.
+SUITES += [
+    PlatformSuite("kvm-patterns-tcg-q35", cpus=4, expect=KVM_PLATFORM),
+    PlatformSuite("kvm-patterns-tcg-pc", machine="pc", expect=KVM_PLATFORM),
+]

@@ -86,6 +86,26 @@ class Declarations(unittest.TestCase):
         self.assertIn("no x2APIC", bad[0][2])
         self.assertIn("stale", bad[0][3])
 
+    def test_maybe_skip(self):
+        """maybe_skip@kvm-*: a skip the runner's CPU decides: counted when
+        it happens, not stale when it does not, and only where declared."""
+        t = load_cfg(CFG.replace("[nmi]\n", "[nmi]\nmaybe_skip@kvm-* = ^nmi: no AVX-512 => "
+                                 "the runner's CPU may have none\n"))["nmi"]
+        base = ["PASS: nmi: a", "PASS: nmi: b", "SKIP: nmi: no x2APIC",
+                "SKIP: nmi: halted with IF=0"]
+        for lines, suite, bad in ((base + ["SKIP: nmi: no AVX-512"], "kvm-guests", 0),
+                                  (base, "kvm-guests", 0),
+                                  (base + ["SKIP: nmi: no AVX-512"], "smp-2cpu", 1)):
+            ev = harness.judge_guest(suite, "nmi", 0, (0, lines), t)
+            self.assertEqual(len(failures(ev)), bad, (suite, lines, failures(ev)))
+        ev = harness.judge_guest("kvm-guests", "nmi", 0, (0, base + ["SKIP: nmi: no AVX-512"]), t)
+        self.assertEqual([e[0] for e in ev].count("skip"), 2)
+
+    def test_maybe_skip_needs_a_suite(self):
+        with self.assertRaises(guestcfg.ConfigError) as e:
+            load_cfg("[t]\nmin_pass = 1\nmaybe_skip = ^x => y\n")
+        self.assertIn("maybe_skip needs @SUITE", str(e.exception))
+
     def test_fixed_bug_is_xpass(self):
         ev = self.judge(["PASS: nmi: a", "SKIP: nmi: no x2APIC",
                          "PASS: nmi: halted with IF=0, woken by NMI"])
@@ -313,3 +333,41 @@ class RealKernel(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class KvmSuites(unittest.TestCase):
+    """make test EMU=kvm (issue 22.10): what it chooses, and that it
+    refuses with the reason where nested KVM is not usable."""
+
+    def test_choose(self):
+        names = [s.name for s in harness.choose("kvm", None)]
+        self.assertEqual(names[:3], ["kvm-guests", "kvm-guests-apicv-off", "kvm-smp-4cpu"])
+        self.assertFalse([n for n in names if not n.startswith("kvm-") and
+                          next(s for s in suites.SUITES if s.name == n).emu != "tcg"])
+        self.assertNotIn("kvm-guests", [s.name for s in harness.choose("bochs", None)])
+
+    def test_no_bochs_facts(self):
+        """The KVM suites expect nothing only Bochs's platform prints."""
+        for s in suites.KVM_SUITES:
+            self.assertEqual(s.emu, "kvm")
+            self.assertEqual(s.aliases[0], s.name[len("kvm-"):])
+            for p in s.expect:
+                for fact in ("50000000", "BOCHS", "probe at 0xfed00000", "BXHD"):
+                    self.assertNotIn(fact, p, (s.name, p))
+            self.assertTrue(set(suites.KVM_PLATFORM) <= set(s.expect))
+
+    def test_aliases_carry_declarations(self):
+        xs = suites.BY_NAME["xstate_exits"]
+        self.assertEqual(xs.min_pass_for("kvm-guests", "guests"), 1)
+        self.assertEqual(xs.min_pass_for("guests"), 4)
+        self.assertTrue(any(d.kind == "maybe_skip" for d in xs.declarations_for("kvm-guests")))
+
+    def test_refuses_without_kvm(self):
+        argv = ["harness.py", "--emu", "kvm", "--no-unit", "--only", "^kvm-guests$"]
+        with mock.patch.object(sys, "argv", argv), \
+                mock.patch.object(harness.emu, "kvm_missing", lambda: ["kvm_intel nested=N"]), \
+                mock.patch.object(harness, "run_suite") as run, \
+                self.assertRaises(SystemExit) as e:
+            harness.main()
+        self.assertIn("EMU=kvm cannot run here: kvm_intel nested=N", str(e.exception))
+        run.assert_not_called()

@@ -59,7 +59,8 @@ HV_OBJ    := $(HV_C:%.c=$(OBJ)/%.o) $(HV_ASM:%.asm=$(OBJ)/%.o)
 
 GIT_REV   := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
-.PHONY: all run test test-linux unit unit-build bench bench-budget deps clean check-layers
+.PHONY: all run test test-linux unit unit-build bench bench-budget deps clean check-layers help
+## all: build build/tickvisor.efi and build/esp.img (the default)
 all: $(BUILD)/tickvisor.efi $(BUILD)/esp.img
 
 # --- generated headers ------------------------------------------------------
@@ -164,6 +165,7 @@ $(BUILD)/esp.img: $(BUILD)/tickvisor.efi $(BUILD)/tickvisor.cfg $(BUILD)/smp.cfg
 include tests/unit/unit.mk
 
 # --- running ------------------------------------------------------------------
+## deps: install the Debian packages and build Bochs 3.0 (scripts/deps.sh)
 deps:
 	$(Q)scripts/deps.sh
 
@@ -176,6 +178,7 @@ CPUS ?= $(if $(filter smp,$(CFG)),4,1)
 # guest's. DRY_RUN=1 prints the emulator command instead of running it.
 # APPEND and OPTS reach the script through the environment, quotes intact.
 RUN_FLAGS = $(if $(EMU),--emu $(EMU)) $(if $(MODEL),--model $(MODEL)) $(if $(DRY_RUN),--dry-run)
+## run: boot esp.img (EMU=kvm|bochs|tcg, CFG=smp, CPUS=n), or one kernel: KERNEL=path [APPEND= INITRD= SMP= MEM= OPTS=]
 run: deps all
 ifdef KERNEL
 	$(Q)scripts/tickvisor-run $(RUN_FLAGS) --efi $(BUILD)/tickvisor.efi --kernel $(KERNEL) \
@@ -187,27 +190,40 @@ else
 		$(BUILD)/esp.img
 endif
 
+## test: host unit tests and every emulator suite; ends "N passed, N failed" (EMU=kvm: nested KVM)
 test: deps all
 	$(Q)$(PYTHON) tests/harness.py --build $(BUILD) $(if $(EMU),--emu $(EMU))
 
 # Only the Linux guest boots of make test (README, docs/linux-guest.md).
+## test-linux: only the Linux guest boots of make test
 test-linux: deps all
 	$(Q)$(PYTHON) tests/harness.py --build $(BUILD) --no-unit --only '^linux-2cpu'
 
+## check-layers: includes against the layer arrows (scripts/check-layers.py)
 check-layers:
 	$(Q)$(PYTHON) scripts/check-layers.py
 
 # The budget runs even when a goal is not met; either fails make bench.
+## bench: benchmarks against native, with goals; fails on a goal not met (docs/bench-issue11.md)
 bench: deps all
 	$(Q)st=0; $(PYTHON) tests/bench.py --build $(BUILD) $(if $(EMU),--emu $(EMU)) || st=1; \
 	$(MAKE) --no-print-directory bench-budget || st=1; exit $$st
 
 # make bench's advance=off figures against tests/bench_budget.py's references
 # (at most 3 cycles above): one 5-second boot.
+## bench-budget: make bench's advance=off figures against tests/bench_budget.py
 bench-budget: deps all
 	$(Q)$(PYTHON) tests/harness.py --build $(BUILD) --no-unit --only '^bench-budget$$'
 
+## clean: remove build/
 clean:
 	rm -rf $(BUILD)
+
+## help: this list
+# Every target's line is the `## TARGET: TEXT` comment above it (here and in
+# tests/unit/unit.mk); tests/test_scripts.py holds each .PHONY target to one.
+help:
+	@sed -n 's/^## \([a-z-]*\): \(.*\)/\1\t\2/p' $(MAKEFILE_LIST) | \
+		awk -F'\t' '{ printf "  %-13s %s\n", $$1, $$2 }'
 
 -include $(HV_OBJ:.o=.d)

@@ -59,8 +59,10 @@ $(UNIT_OUT)/test_%: $$(call unit_objs,$$*)
 	$(call say,HOSTLD,$@)
 	$(Q)$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $^ $(UNIT_LIBS)
 
+## unit-build: build the host unit tests without running them
 unit-build: $(UNIT_BINS)
 
+## unit: host unit tests only (cmocka, ASan+UBSan)
 unit: unit-build
 	$(Q)fail=0; for t in $(UNIT_BINS); do \
 		CMOCKA_MESSAGE_OUTPUT=TAP $$t || fail=1; done; exit $$fail

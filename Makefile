@@ -174,16 +174,18 @@ deps:
 CPUS ?= $(if $(filter smp,$(CFG)),4,1)
 # KERNEL=path boots that one Multiboot kernel instead, QEMU-style
 # (scripts/tickvisor-run): APPEND="args", INITRD=a[,b...], SMP=n, MEM=size,
-# OPTS="timer=... apicv=...", MODEL=Bochs CPU model; the exit status is the
+# OPTS="timer=... apicv=...", CPUS=n the machine's CPUs (default SMP, +1 for
+# timer=posted), MODEL=Bochs CPU model; the exit status is the
 # guest's. DRY_RUN=1 prints the emulator command instead of running it.
 # APPEND and OPTS reach the script through the environment, quotes intact.
 RUN_FLAGS = $(if $(EMU),--emu $(EMU)) $(if $(MODEL),--model $(MODEL)) $(if $(DRY_RUN),--dry-run)
-## run: boot esp.img (EMU=kvm|bochs|tcg, CFG=smp, CPUS=n), or one kernel: KERNEL=path [APPEND= INITRD= SMP= MEM= OPTS=]
+## run: boot esp.img (EMU=kvm|bochs|tcg, CFG=smp, CPUS=n), or one kernel: KERNEL=path [APPEND= INITRD= SMP= CPUS= MEM= OPTS=]
 run: deps all
 ifdef KERNEL
 	$(Q)scripts/tickvisor-run $(RUN_FLAGS) --efi $(BUILD)/tickvisor.efi --kernel $(KERNEL) \
 		--append "$$APPEND" \
 		--opts "$$OPTS" $(if $(INITRD),--initrd $(INITRD)) $(if $(SMP),--smp $(SMP)) \
+		$(if $(filter command line environment,$(origin CPUS)),--cpus $(CPUS)) \
 		$(if $(MEM),-m $(MEM))
 else
 	$(Q)scripts/run.sh $(RUN_FLAGS) --cpus $(CPUS) $(if $(CFG),--config $(CFG)) \

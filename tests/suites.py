@@ -618,6 +618,19 @@ SUITES += [
                         r"mem 32 MiB, 2 vCPUs, .*apicv off",
                         r"^tickvisor: 2 CPUs",
                         r"^tickvisor-run: guest exit_status: status 5$"]),
+    # Issue 26.4: --smp 2 with timer=posted boots a 3-CPU machine, so the
+    # housekeeper has a CPU of its own (before, 2 CPUs and "timer=posted
+    # impossible: no free CPU for housekeeping").
+    RunnerCheck("runner-posted-cpus",
+                [RUNNER, "--kernel", "{build}/guests/smp_timers.elf", "--smp", "2",
+                 "--opts", "timer=posted log=info", "--emu", "bochs",
+                 "--efi", "{build}/tickvisor.efi", "--workdir", "{work}"],
+                cpus=3, guests=[("smp_timers", 0)],
+                expect=[r"^tickvisor-run: booting \S+ under tickvisor in bochs \(2 vCPUs on 3 "
+                        r"CPUs, ",
+                        r"^tickvisor: 3 CPUs",
+                        r"^tickvisor: guest smp_timers: APIC timers posted by housekeeping cpu2$",
+                        r"^tickvisor-run: guest smp_timers: status 0$"]),
     RunnerCheck("runner-not-multiboot",
                 [RUNNER, "--kernel", "{build}/tickvisor.efi", "--emu", "bochs",
                  "--workdir", "{work}"],

@@ -295,6 +295,41 @@ class SerialReading(Tmp):
         self.assertLessEqual(sum(read), size)
 
 
+class MachineCpus(unittest.TestCase):
+    """--cpus (issue 26.4): the emulated machine's CPUs apart from --smp;
+    timer=posted gets one more by default, for its housekeeper."""
+
+    def args(self, *argv):
+        return runner.parse_args(["--kernel", MB_KERNEL, *argv])
+
+    def test_defaults(self):
+        self.assertEqual(runner.machine_cpus(self.args("--smp", "3")), 3)
+        self.assertEqual(runner.machine_cpus(self.args("--smp", "3", "--opts", "timer=posted")),
+                         4)
+        self.assertEqual(runner.machine_cpus(self.args(
+            "--smp", "2", "--opts", "timer=posted timer=lapic")), 2)
+        self.assertEqual(runner.machine_cpus(self.args("--smp", "2", "--cpus", "5")), 5)
+
+    def test_too_few_for_posted(self):
+        a = self.args("--smp", "3", "--cpus", "3", "--opts", "timer=posted")
+        with self.assertRaises(runner.RunError) as e:
+            runner.check_request(a)
+        self.assertIn("--cpus 3: timer=posted needs a CPU beside the 3 vCPUs for "
+                      "housekeeping, so at least 4", str(e.exception))
+
+    def test_fewer_than_smp(self):
+        with self.assertRaises(runner.RunError) as e:
+            runner.check_request(self.args("--smp", "2", "--cpus", "1"))
+        self.assertIn("--cpus 1: at least --smp, 2", str(e.exception))
+
+    def test_help_has_examples(self):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out), self.assertRaises(SystemExit):
+            runner.parse_args(["--help"])
+        for example in ("--smp 2\n", "-initrd initrd.img", "--opts timer=posted"):
+            self.assertIn(example, out.getvalue())
+
+
 class KvmMissing(Tmp):
     """kvm_missing() names each thing nested KVM lacks for tickvisor, from
     a fake /dev/kvm and kvm_intel parameter directory."""

@@ -85,6 +85,30 @@ static void prune(struct ept *e, uint64_t *const *path, unsigned leaf)
 	}
 }
 
+/*
+ * After a 4 KiB leaf was written: a page table whose 512 leaves map one
+ * 2 MiB-aligned host range in order, all with the same attributes, is what
+ * a split 2 MiB leaf became and then got back (an APIC base moved into
+ * guest RAM and out again). It becomes that 2 MiB leaf again and the table
+ * is freed, so a guest moving its APIC base over all of its RAM holds
+ * tables only for the regions a base is in now (issue 23.3). The caller
+ * flushes with INVEPT, as for any change of a mapping (SDM Vol. 3C,
+ * "Invalidation of TLBs and Paging-Structure Caches").
+ */
+static void merge(struct ept *e, uint64_t *pde)
+{
+	const uint64_t *t = (const uint64_t *)(*pde & EPT_ADDR);
+	uint64_t base = t[0] & EPT_ADDR, attr = t[0] & ~EPT_ADDR;
+
+	if (!present(t[0]) || base % (2 * MiB))
+		return;
+	for (unsigned i = 1; i < EPT_ENTRIES; i++)
+		if (t[i] != ((base + (uint64_t)i * PAGE_SIZE) | attr))
+			return;
+	*pde = base | attr | EPT_LARGE;
+	ept_free(e, (void *)t);
+}
+
 static bool map_one(struct ept *e, uint64_t gpa, uint64_t hpa, unsigned leaf, uint64_t flags)
 {
 	uint64_t *t = e->pml4, *path[3], old;
@@ -108,6 +132,8 @@ static bool map_one(struct ept *e, uint64_t gpa, uint64_t hpa, unsigned leaf, ui
 		free_level(e, (uint64_t *)(old & EPT_ADDR), leaf - 1);
 	if (!flags)
 		prune(e, path, leaf);
+	else if (!leaf)
+		merge(e, path[0]);
 	return true;
 }
 

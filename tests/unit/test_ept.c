@@ -389,6 +389,15 @@ static void test_unmap_prunes(void **state)
  * after the other (map the new base, unmap the old one): tables are
  * reused or freed, the guest never holds more than one base's worth.
  */
+static void x_level_is(const struct ept *e, const struct pages *c, uint64_t gpa,
+		       unsigned level)
+{
+	struct xlate x = walk(e, c, gpa);
+
+	assert_true(x.present);
+	assert_int_equal(x.level, level);
+}
+
 static void test_relocation_storm(void **state)
 {
 	uint64_t old = 0;
@@ -410,6 +419,75 @@ static void test_relocation_storm(void **state)
 	assert_true(ept_map(&e, old, 0, PG, 0));
 	assert_int_equal(e.pages, 3);
 	assert_int_equal(c.nlive, 3);
+	teardown(&e, &c);
+}
+
+/*
+ * Issue 23.3: an APIC base moved into guest RAM splits a 2 MiB leaf; moved
+ * out, the page maps RAM again and the table goes back to a 2 MiB leaf.
+ * So 10^5 moves over 1 GiB of RAM hold one split table at most (the
+ * current base), where before every region touched kept its table
+ * ("out of EPT tables for APIC pages").
+ */
+static void test_remerge_after_split(void **state)
+{
+	const uint64_t ram = 1 * GiB;
+	uint64_t old = ~0ull, seed = 0x2545f4914f6cdd1dull;
+	struct pages c;
+	struct ept e;
+	unsigned held;
+
+	setup(&e, &c, -1);
+	assert_true(ept_init(&e));
+	assert_true(ept_map(&e, 0, HPA, ram, WB));
+	held = e.pages;
+	assert_true(ept_map(&e, BIG + PG, 0xfee00000, PG, EPT_RWX | EPT_MT_UC));
+	assert_int_equal(e.pages, held + 1);
+	assert_true(ept_map(&e, BIG + PG, HPA + BIG + PG, PG, WB));
+	assert_int_equal(e.pages, held);
+	expect_map(&e, &c, BIG, HPA + BIG, BIG, WB, 1);
+	for (unsigned i = 0; i < 100000; i++) {
+		uint64_t gpa;
+
+		seed ^= seed << 13;
+		seed ^= seed >> 7;
+		seed ^= seed << 17;
+		gpa = (seed % ram) & ~(PG - 1);
+		assert_true(ept_map(&e, gpa, 0xfee00000, PG, EPT_RWX | EPT_MT_UC));
+		if (old != ~0ull && old != gpa)
+			assert_true(ept_map(&e, old, HPA + old, PG, WB));
+		old = gpa;
+		assert_true(e.pages <= held + 1);
+	}
+	assert_true(ept_map(&e, old, HPA + old, PG, WB));
+	assert_int_equal(e.pages, held);
+	expect_map(&e, &c, 0, HPA, ram, WB, 1);
+	teardown(&e, &c);
+}
+
+/* Only a table mapping one aligned 2 MiB host range in order with one set
+ * of attributes merges: RAM mapped from an unaligned host address stays
+ * 4 KiB pages, and so does a table where one page still differs. */
+static void test_no_false_merge(void **state)
+{
+	struct pages c;
+	struct ept e;
+
+	setup(&e, &c, -1);
+	assert_true(ept_init(&e));
+	assert_true(ept_map(&e, 0, HPA + PG, BIG, WB));
+	assert_true(ept_map(&e, PG, 0xfee00000, PG, EPT_RWX | EPT_MT_UC));
+	assert_true(ept_map(&e, PG, HPA + 2 * PG, PG, WB));
+	expect_map(&e, &c, 0, HPA + PG, BIG, WB, 0);
+	assert_true(ept_map(&e, BIG, HPA + BIG, BIG, WB));
+	assert_true(ept_map(&e, BIG, 0xfee00000, PG, EPT_RWX | EPT_MT_UC));
+	assert_true(ept_map(&e, BIG + PG, 0xfec00000, PG, EPT_RWX | EPT_MT_UC));
+	assert_true(ept_map(&e, BIG, HPA + BIG, PG, WB));
+	x_level_is(&e, &c, BIG, 0);
+	assert_true(ept_map(&e, BIG + PG, HPA + BIG + PG, PG, WB | EPT_IGNORE_PAT));
+	x_level_is(&e, &c, BIG, 0);
+	assert_true(ept_map(&e, BIG + PG, HPA + BIG + PG, PG, WB));
+	expect_map(&e, &c, BIG, HPA + BIG, BIG, WB, 1);
 	teardown(&e, &c);
 }
 
@@ -543,6 +621,8 @@ int main(void)
 		cmocka_unit_test(test_unmap_prunes),
 		cmocka_unit_test(test_relocation_storm),
 		cmocka_unit_test(test_large_over_small),
+		cmocka_unit_test(test_remerge_after_split),
+		cmocka_unit_test(test_no_false_merge),
 		cmocka_unit_test(test_alloc_failure),
 		cmocka_unit_test(test_alloc_failure_everywhere),
 		cmocka_unit_test(test_destroy_frees_each_once),

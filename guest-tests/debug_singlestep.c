@@ -159,6 +159,24 @@ static void step_mov_ss_cpuid(void)
 	check("MOV SS; CPUID", after);
 }
 
+/* TF over HLT with IF clear: the single-step trap of the HLT is a debug
+ * exception, which ends the halt as an interrupt would ("An enabled
+ * interrupt (including NMI and SMI), a debug exception, ... will resume
+ * execution", SDM Vol. 2A, HLT): one #DB after the HLT, and the guest
+ * runs on with nothing else to wake it. KVM agrees (a queued #DB is an
+ * event kvm_vcpu_has_events() wakes a halted vCPU for; kvm-unit-tests
+ * x86/debug.c "Single-step #DB w/ STI;HLT" finds its #DB after the HLT).
+ * tickvisor completes the HLT exit: it must not halt a vCPU it owes a
+ * #DB (it ended this guest as "HLT with interrupts disabled"). */
+static void step_hlt_if0(void)
+{
+	uint64_t after;
+
+	reset();
+	asm volatile("cli\n\tlea 2f(%%rip), %0\n\t" TF_ON "hlt\n2:" : "=&r"(after) : : "memory");
+	check("HLT with IF clear", after);
+}
+
 /* A self-IPI sent by the stepped WRMSR is pending when it completes, with
  * IF set: the single-step trap of the WRMSR comes first (SDM Vol. 3A,
  * "Priority Among Concurrent Events": traps on the previous instruction
@@ -198,6 +216,7 @@ int main(int argc, char **argv)
 	step_out_in();
 	step_xsetbv();
 	step_mov_ss_cpuid();
+	step_hlt_if0();
 	step_self_ipi();
 	return report_summary();
 }

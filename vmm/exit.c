@@ -57,6 +57,14 @@ static int exit_hlt(struct vcpu *v)
 	uint64_t rflags = vmread(VMCS_GUEST_RFLAGS);
 
 	vcpu_skip_insn(v);
+	/* A debug exception ends the halt as an interrupt does ("An enabled
+	 * interrupt (including NMI and SMI), a debug exception, ... will
+	 * resume execution", SDM Vol. 2A, HLT): the single step of the HLT
+	 * or a trap a MOV SS held, injected by vcpu_skip_insn(), is taken
+	 * at once, IF set or not. KVM agrees: a queued exception is an
+	 * event that keeps a halted vCPU runnable (kvm_vcpu_has_events). */
+	if (v->injecting)
+		return 0;
 	/* RIP is past the HLT: whatever ends the halt (an interrupt, with IF
 	 * clear an NMI or INIT; SDM Vol. 2A, HLT) is taken there. Whether
 	 * anything still can is vcpu_timer_block()'s question. */

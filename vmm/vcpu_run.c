@@ -34,38 +34,47 @@ void vcpu_set_interruptibility(struct vcpu *v, uint64_t val)
 }
 
 #define PENDING_DBG_B0_B3       BITS(3, 0)
+#define PENDING_DBG_ENABLED_BP  BIT(12)         /* an enabled breakpoint matched */
+#define PENDING_DBG_BS          BIT(14)
 
 /*
- * The single-step trap an emulated instruction owes a guest with
- * RFLAGS.TF set (SDM Vol. 3B, "Single-Step Exception Condition"; the CPU
- * raises none: the instruction ended in a VM exit, not in completion).
- * It is injected as a #DB with DR6.BS set rather than left in the
- * pending-debug-exceptions field, because a VM entry that injects an
- * event drops that field (SDM Vol. 3C, "Delivery of Pending Debug
- * Exceptions after VM Entry"): an interrupt tickvisor injected at the
- * same entry would lose the trap, which on hardware comes first (a trap
- * of the previous instruction outranks interrupts, "Priority Among
- * Concurrent Events"). With v->injecting set, vapic_inject() waits for
- * a window instead. Breakpoints the CPU already recorded as pending (a
- * MOV SS shadow defers them to this instruction) join the same #DB.
+ * The debug trap an emulated instruction owes the guest: the single step
+ * of RFLAGS.TF (SDM Vol. 3B, "Single-Step Exception Condition"; the CPU
+ * raises none: the instruction ended in a VM exit, not in completion),
+ * and the traps a MOV SS shadow held for the boundary after it, which
+ * the exit saved in the pending-debug-exceptions field (Vol. 3C, "Guest
+ * Non-Register State": a data breakpoint on the MOV SS load, its single
+ * step). They are injected as one #DB rather than left in the field,
+ * because a VM entry that injects an event drops that field ("Delivery
+ * of Pending Debug Exceptions after VM Entry": none are delivered after
+ * a vectoring entry of an external interrupt, NMI or hardware
+ * exception): an interrupt tickvisor injected at the same entry would
+ * lose them, where on hardware they come first (a trap of the previous
+ * instruction outranks interrupts, "Priority Among Concurrent Events").
+ * With v->injecting set, vapic_inject() waits for a window instead.
+ * DR6 as the CPU writes it for a #DB: B0-B3 say which breakpoints
+ * matched this time, BS is added, the other bits stay (Bochs's
+ * exception(): DR6 & ~B0-B3 | the new bits; KVM's #DB payload: the same).
  * KVM (kvm_vcpu_do_singlestep: a #DB with DR6.BS) and Bochs (event.cc:
  * TF arms a DR6.BS trap taken once the instruction completes) agree.
  * BTF turns TF into single-step on branches, which none of the emulated
  * instructions is.
  */
-static void vcpu_single_step_trap(struct vcpu *v)
+static void vcpu_debug_trap(struct vcpu *v, bool tf)
 {
-	uint64_t pend, dr6;
+	uint64_t pend = vmread(VMCS_GUEST_PENDING_DBG), dr6;
+	bool step = (tf && !(vmread(VMCS_GUEST_DEBUGCTL) & DEBUGCTL_BTF)) ||
+		    (pend & PENDING_DBG_BS);
 
-	if (vmread(VMCS_GUEST_DEBUGCTL) & DEBUGCTL_BTF)
-		return;
-	pend = vmread(VMCS_GUEST_PENDING_DBG);
 	if (pend)
 		vmwrite(VMCS_GUEST_PENDING_DBG, 0);
+	if (!step && !(pend & PENDING_DBG_ENABLED_BP))
+		return;
 	/* The guest's DR6 is the CPU's: VMX does not switch it and
 	 * tickvisor uses no debug registers. */
 	__asm__ volatile("mov %%dr6, %0" : "=r"(dr6));
-	dr6 |= DR6_BS | (pend & PENDING_DBG_B0_B3);
+	dr6 &= ~(uint64_t)PENDING_DBG_B0_B3;
+	dr6 |= (pend & PENDING_DBG_B0_B3) | (step ? DR6_BS : 0);
 	__asm__ volatile("mov %0, %%dr6" : : "r"(dr6));
 	vcpu_inject_exception(v, 1, false, 0);
 }
@@ -90,11 +99,12 @@ void vcpu_skip_insn(struct vcpu *v)
 	 * an EPT-violation exit (MMIO), which saves RF = 1 (SDM Vol. 3C,
 	 * "Saving RIP, RSP, RFLAGS, and SSP"). */
 	rflags = vmread(VMCS_GUEST_RFLAGS);
-	if (unlikely(rflags & (RFLAGS_TF | RFLAGS_RF))) {
+	if (unlikely((rflags & (RFLAGS_TF | RFLAGS_RF)) || (intr & INTERRUPTIBILITY_MOV_SS))) {
 		if (rflags & RFLAGS_RF)
 			vmwrite(VMCS_GUEST_RFLAGS, rflags & ~(uint64_t)RFLAGS_RF);
-		if (rflags & RFLAGS_TF)
-			vcpu_single_step_trap(v);
+		/* Only a MOV SS shadow holds traps across the exit. */
+		if ((rflags & RFLAGS_TF) || (intr & INTERRUPTIBILITY_MOV_SS))
+			vcpu_debug_trap(v, rflags & RFLAGS_TF);
 	}
 }
 

@@ -9,7 +9,7 @@
 #   make test         host unit tests + emulator integration tests
 #   make unit         host unit tests only (cmocka, ASan+UBSan)
 #   make check-layers includes against the layer arrows (scripts/check-layers.py)
-#   make bench        benchmarks (see README)
+#   make bench        benchmarks (docs/benchmarks.md)
 #   make deps         check/install the tools
 #   V=1               show full commands
 
@@ -196,7 +196,7 @@ endif
 test: deps all
 	$(Q)$(PYTHON) tests/harness.py --build $(BUILD) $(if $(EMU),--emu $(EMU))
 
-# Only the Linux guest boots of make test (README, docs/linux-guest.md).
+# Only the Linux guest boots of make test (docs/testing.md, docs/linux-guest.md).
 ## test-linux: only the Linux guest boots of make test
 test-linux: deps all
 	$(Q)$(PYTHON) tests/harness.py --build $(BUILD) --no-unit --only '^linux-2cpu'

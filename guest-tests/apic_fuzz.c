@@ -17,7 +17,7 @@
 
 #define VEC 0x70u
 /* tickvisor's APIC: version 0x14, 7 LVTs, no EOI-broadcast suppression
- * (README, "What a guest sees"); fuzzing must not have changed it. */
+ * (docs/guest-environment.md, "The local APIC and its timer"); fuzzing must not have changed it. */
 #define APIC_VERSION_TV 0x00060014u
 
 static volatile uint32_t runs;

@@ -10,8 +10,8 @@ TSC cycle is one instruction, so a figure is the instruction count of
 its path and repeats exactly from run to run. Each figure's p50 must be
 at most its reference + TOLERANCE. The reference is what the code
 measured when it was last set; a change whose cost is intended (a
-feature on the path) raises it in the same commit and says why, as the
-README's bench table does. Lower figures pass: update the reference to
+feature on the path) raises it in the same commit and says why, as
+docs/benchmarks.md's tables do. Lower figures pass: update the reference to
 keep the new level.
 
 Left out on purpose: the halted figures (the wake-up from a host timer

@@ -6,29 +6,29 @@ detail), a goal whose figure is missing (a configuration that crashed or
 printed nothing) to not met. A goal not met fails `make bench` unless it
 is in KNOWN_MISSES, the one list of goals tickvisor does not meet today,
 each with why; report.md prints the list. A known miss that is met again
-is a notice (figures move by a few cycles between builds: README,
-"Benchmarks"), to be taken out of the list once it holds.
+is a notice (figures move by a few cycles between builds:
+docs/benchmarks.md), to be taken out of the list once it holds.
 """
 
 # goal name (as bench.goals() names it) -> why it is not met today.
 KNOWN_MISSES = {
     "tscdeadline_spin_lat: advance=off within 10% of native":
         "without advance every expiry waits for the VM exit and entry that deliver it: "
-        "699 cycles against 30 natively (README, Benchmarks: the one goal it names as "
-        "not met); advance=auto is the answer",
+        "699 cycles against 30 natively (docs/benchmarks.md, "
+        "Against the goals: the one goal it names as not met); advance=auto is the answer",
     "oneshot_spin_lat_before: advance=off within 10% of native":
         "the same exit and entry with a TMICT-armed timer: 721 against 36 cycles "
-        "(README's table)",
+        "(docs/benchmarks.md's timer table)",
     "tscdeadline_spin_lat: advance=auto not later than native":
-        "p50 30-34 cycles against 30-31 natively (README, 'Against the goals'; 32 vs 30 in "
-        "its table): the advance tuner lands within a few cycles, not always at native",
+        "p50 30-34 cycles against 30-31 natively (docs/benchmarks.md, 'Against the goals'; "
+        "32 vs 30 in its table): the advance tuner lands within a few cycles, not always at native",
     "oneshot_spin_lat_before: advance=auto not later than native":
-        "one-shot p50 48 against 36 cycles, p99 209 (README's table; issue 24.3: "
+        "one-shot p50 48 against 36 cycles, p99 209 (docs/benchmarks.md's timer table; issue 24.3: "
         "TMICT-armed expiries get no spin to the exact target yet)",
     "posted/auto: TSC-deadline latency p50 at native p50 + 5 or better":
         "the housekeeper needs a second CPU, and in Bochs a second CPU doubles the count "
         "of the same path: 55 cycles against 30 on 1 CPU, within native's 59 on 2 CPUs, "
-        "the fair baseline (README, 'Against the goals')",
+        "the fair baseline (docs/benchmarks.md, 'Against the goals')",
     "linux cyclictest: max with advance=auto at most 2x native":
         "a rare multi-millisecond spike in one boot of six (issue 24.1: 7406 us, 23.44x on "
         "d1e2e86; the same image booted again gave 218 us): not yet found",

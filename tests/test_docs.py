@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """The front door stays true (issue 26): `make help` lists every .PHONY
 target with one line, every `make X` that README.md or docs/ names is a
-target, and every relative link in README.md and docs/*.md points at a
-file that exists."""
+target, every relative link in README.md and docs/*.md points at a file
+that exists (and at a heading of it when it names one), README.md stays a
+front page (at most 150 lines), and every docs/*.md page can be reached
+from README.md by following links."""
 import glob
 import os
 import re
@@ -14,6 +16,34 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PAGES = [os.path.join(ROOT, "README.md")] + sorted(glob.glob(os.path.join(ROOT, "docs", "*.md")))
 LINK_RE = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 MAKE_RE = re.compile(r"`make ([a-z][a-z-]*)")
+README_MAX_LINES = 150
+
+
+def relative_links(page):
+    """(link, target path, anchor) of each relative link in page."""
+    with open(page) as f:
+        text = f.read()
+    out = []
+    for link in LINK_RE.findall(text):
+        if re.match(r"^[a-z]+:", link):
+            continue
+        path, _, anchor = link.partition("#")
+        target = os.path.normpath(os.path.join(os.path.dirname(page), path)) if path else page
+        out.append((link, target, anchor))
+    return out
+
+
+def slug(heading):
+    """GitHub's anchor for a heading: lower case, punctuation but '-' and
+    '_' dropped, each space a '-'."""
+    text = re.sub(r"[`*]", "", heading.strip().lower())
+    return re.sub(r"[^\w\- ]", "", text).replace(" ", "-")
+
+
+def anchors(page):
+    with open(page) as f:
+        text = re.sub(r"^(```|    ).*$", "", f.read(), flags=re.M)
+    return {slug(m) for m in re.findall(r"^#+ (.*)$", text, re.M)}
 
 
 def phony_targets():
@@ -49,16 +79,29 @@ class Pages(unittest.TestCase):
 
     def test_relative_links_exist(self):
         for page in PAGES:
-            with open(page) as f:
-                text = f.read()
-            for link in LINK_RE.findall(text):
-                if re.match(r"^[a-z]+:", link) or link.startswith("#"):
-                    continue
-                path = link.split("#", 1)[0]
-                target = os.path.normpath(os.path.join(os.path.dirname(page), path))
-                self.assertTrue(os.path.exists(target),
-                                f"{os.path.relpath(page, ROOT)}: link {link} points at nothing")
+            for link, target, anchor in relative_links(page):
+                where = f"{os.path.relpath(page, ROOT)}: link {link}"
+                self.assertTrue(os.path.exists(target), f"{where} points at nothing")
+                if anchor and target.endswith(".md"):
+                    self.assertIn(anchor, anchors(target), f"{where}: no such heading")
 
+    def test_readme_is_a_front_page(self):
+        with open(PAGES[0]) as f:
+            n = len(f.read().splitlines())
+        self.assertLessEqual(n, README_MAX_LINES,
+                             f"README.md has {n} lines; move the detail to a docs/ page")
+
+    def test_every_page_reachable_from_readme(self):
+        seen, todo = set(), [PAGES[0]]
+        while todo:
+            page = todo.pop()
+            if page in seen:
+                continue
+            seen.add(page)
+            todo += [t for _, t, _ in relative_links(page)
+                     if t.endswith(".md") and os.path.exists(t)]
+        unreached = [os.path.relpath(p, ROOT) for p in PAGES if p not in seen]
+        self.assertEqual(unreached, [], "docs pages no link from README.md leads to")
 
 if __name__ == "__main__":
     unittest.main()

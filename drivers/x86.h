@@ -112,6 +112,7 @@ enum msr {
 #define CR4_VME        BIT(0)
 #define CR4_PSE        BIT(4)
 #define CR4_PAE        BIT(5)
+#define CR4_MCE        BIT(6)
 #define CR4_PGE        BIT(7)
 #define CR4_OSFXSR     BIT(9)
 #define CR4_OSXMMEXCPT BIT(10)

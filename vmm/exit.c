@@ -9,6 +9,8 @@
 #include "vmm/exit.h"
 #include "vmm/exit_fast.h"
 #include "vmm/host/irq.h"
+#include "vmm/host/mce.h"
+#include "vmm/host/panic.h"
 #include "vmm/vapic.h"
 #include "vmm/host/log.h"
 #include "vmm/trace.h"
@@ -32,6 +34,24 @@ static int exit_ext_intr(struct vcpu *v)
 	return 0;
 }
 
+/* A machine check while the guest ran (exception bitmap bit 18): the
+ * banks decide whether the guest resumes where it was (RIPV), ends, or
+ * tickvisor stops (vmm/host/mce.c). Nothing is injected: the error is
+ * the host's hardware, not the guest's virtual CPU, which offers no MCA
+ * (vmm/exit_cpuid.c). */
+static int exit_machine_check(struct vcpu *v)
+{
+	enum mce_verdict verdict = mce_handle(true, v->guest->spec->name);
+
+	if (verdict == MCE_FATAL)
+		panic("machine check in guest %s: the processor cannot go on",
+		      v->guest->spec->name);
+	if (verdict == MCE_END_GUEST)
+		return vcpu_kill(v, GUEST_STATUS_KILLED, "machine check: the guest cannot resume "
+				 "(the banks above)");
+	return 0;
+}
+
 static int exit_exception_nmi(struct vcpu *v)
 {
 	uint32_t info = v->exit.intr_info;
@@ -43,6 +63,9 @@ static int exit_exception_nmi(struct vcpu *v)
 		__asm__ volatile("int $2");
 		return 0;
 	}
+	if (FIELD_GET(INTR_INFO_VECTOR, info) == EXC_VECTOR_MC &&
+	    FIELD_GET(INTR_INFO_TYPE, info) == INTR_TYPE_HW_EXC)
+		return exit_machine_check(v);
 	return vcpu_kill(v, GUEST_STATUS_KILLED, "unexpected exception exit, vector %lu",
 			 (unsigned long)FIELD_GET(INTR_INFO_VECTOR, info));
 }

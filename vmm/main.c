@@ -2,6 +2,7 @@
 /* The hypervisor proper, from the hand-off by boot/ to power-off. */
 #include "drivers/io.h"
 #include "drivers/serial.h"
+#include "vmm/host/mce.h"
 #include "vmm/host/boot_info.h"
 #include "vmm/host/console.h"
 #include "vmm/exit.h"
@@ -68,6 +69,7 @@ __noreturn void vmm_main(struct boot_info *bi)
 	panic_set_image_base(bi->image_base);
 	host_init(bi);
 	platform_init(bi);
+	mce_cpu_init(true);
 	this_cpu()->apic_id = platform.apic_ids[0];
 	host_reclaim(bi);
 	if (!platform_vmx_init(bi) || !vmm_vmx_cpu_on())

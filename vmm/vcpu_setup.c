@@ -6,6 +6,7 @@
  */
 #include "drivers/fmt.h"
 #include "drivers/io.h"
+#include "drivers/mce.h"
 #include "drivers/string.h"
 #include "vmm/host/irq.h"
 #include "vmm/host/log.h"
@@ -147,7 +148,10 @@ static void write_fixed_guest_state(void)
 	vmwrite(VMCS_GUEST_INTERRUPTIBILITY, 0);
 	vmwrite(VMCS_GUEST_ACTIVITY_STATE, ACTIVITY_ACTIVE);
 	vmwrite(VMCS_ENTRY_INTR_INFO, 0);
-	vmwrite(VMCS_EXCEPTION_BITMAP, 0);
+	/* #MC only: a host machine check is the host's (vmm/host/mce.c),
+	 * never taken by the guest's handler (SDM Vol. 3C, "Exception
+	 * Bitmap"; KVM intercepts it for the same reason). */
+	vmwrite(VMCS_EXCEPTION_BITMAP, BIT(EXC_VECTOR_MC));
 	vmwrite(VMCS_PF_ERROR_MASK, 0);
 	vmwrite(VMCS_PF_ERROR_MATCH, 0);
 	vmwrite(VMCS_CR3_TARGET_COUNT, 0);

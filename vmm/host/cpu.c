@@ -3,6 +3,7 @@
  * a usable TR; OVMF leaves TR = 0) and the shared IDT. */
 #include "drivers/io.h"
 #include "drivers/string.h"
+#include "vmm/host/mce.h"
 #include "vmm/host/irq.h"
 #include "vmm/host/mem.h"
 #include "vmm/host/percpu.h"
@@ -59,5 +60,6 @@ void cpu_init(struct pcpu *p)
 	/* GS base after the segment reload: loading GS zeroes it. */
 	wrmsr(MSR_GS_BASE, (uint64_t)p);
 	idt_load();
+	mce_cpu_init(false);
 	__atomic_fetch_add(&ncpus_online, 1, __ATOMIC_RELEASE);
 }

@@ -3,6 +3,7 @@
 #include "drivers/io.h"
 #include "vmm/host/irq.h"
 #include "vmm/host/log.h"
+#include "vmm/host/mce.h"
 #include "vmm/host/mem.h"
 #include "vmm/host/panic.h"
 #include "vmm/host/percpu.h"
@@ -65,8 +66,57 @@ void irq_register(uint8_t vector, irq_fn fn)
 	handlers[vector] = fn;
 }
 
+/*
+ * RDMSR of an MSR the CPU may lack although CPUID promises it (Bochs
+ * claims MCA and has no IA32_MCG_CAP): a #GP on that one instruction
+ * resumes past it with *fault set, instead of a panic.
+ * uint64_t host_rdmsr_try(uint32_t msr, int *fault)
+ */
+extern const char host_rdmsr_insn[], host_rdmsr_resume[];
+__asm__(".pushsection .text\n"
+	".globl host_rdmsr_try\n"
+	".hidden host_rdmsr_try, host_rdmsr_insn, host_rdmsr_resume\n"
+	".globl host_rdmsr_insn, host_rdmsr_resume\n"
+	"host_rdmsr_try:\n"
+	"\tmovl %edi, %ecx\n"
+	"\tmovl $0, (%rsi)\n"
+	"host_rdmsr_insn:\n"
+	"\trdmsr\n"
+	"host_rdmsr_resume:\n"
+	"\tshlq $32, %rdx\n"
+	"\tmovl %eax, %eax\n"
+	"\torq %rdx, %rax\n"
+	"\tret\n"
+	".popsection\n");
+uint64_t host_rdmsr_try(uint32_t msr, int *fault);
+
+bool host_rdmsr_safe(uint32_t msr, uint64_t *val)
+{
+	int fault;
+	uint64_t v = host_rdmsr_try(msr, &fault);
+
+	*val = fault ? 0 : v;
+	return !fault;
+}
+
+static bool rdmsr_fixup(struct irq_frame *f)
+{
+	if (f->vector != 13 || f->rip != (uint64_t)host_rdmsr_insn)
+		return false;
+	*(int *)f->rsi = 1;
+	f->rax = f->rdx = 0;
+	f->rip = (uint64_t)host_rdmsr_resume;
+	return true;
+}
+
 static void exception(struct irq_frame *f)
 {
+	if (rdmsr_fixup(f))
+		return;
+	/* A machine check in root mode: tickvisor's own code was
+	 * interrupted. What the banks say decides (vmm/host/mce.c). */
+	if (f->vector == EXC_MC && mce_handle(false, "tickvisor") != MCE_FATAL)
+		return;
 	panic_frame(f, "exception %lu (%s) error %#lx at rip %#lx",
 		    f->vector, exc_names[f->vector] ? exc_names[f->vector] : "reserved",
 		    f->error, f->rip);

@@ -35,6 +35,8 @@ void irq_register(uint8_t vector, irq_fn fn);
  * through irq_dispatch, and from the VM-exit path for interrupts
  * acknowledged on exit. */
 void irq_handle(uint8_t vector);
+/* RDMSR that returns false (and 0) where the MSR raises #GP. */
+bool host_rdmsr_safe(uint32_t msr, uint64_t *val);
 /* Called from entry.asm. */
 void irq_dispatch(struct irq_frame *f);
 /* Host NMIs (vector 2: in root mode, or re-raised after an NMI VM exit)

@@ -57,3 +57,34 @@ void ioapic_route(uint64_t base, unsigned pin, uint8_t vector, uint32_t dest)
 	ioapic_lock_drop();
 }
 
+
+/* Sets the mask bit of each input whose low dword `match` accepts,
+ * keeping the rest of the entry; returns how many were unmasked. */
+static unsigned mask_where(uint64_t base, unsigned n, int vector)
+{
+	unsigned masked = 0;
+
+	ioapic_lock_take();
+	for (unsigned pin = 0; pin < n; pin++) {
+		uint32_t lo = ioapic_read(base, IOAPIC_REDIR + 2 * pin);
+
+		if (lo & IOAPIC_REDIR_MASKED)
+			continue;
+		if (vector >= 0 && (lo & 0xffu) != (uint32_t)vector)
+			continue;
+		ioapic_write(base, IOAPIC_REDIR + 2 * pin, lo | IOAPIC_REDIR_MASKED);
+		masked++;
+	}
+	ioapic_lock_drop();
+	return masked;
+}
+
+unsigned ioapic_mask_all(uint64_t base, unsigned n)
+{
+	return mask_where(base, n, -1);
+}
+
+unsigned ioapic_mask_vector(uint64_t base, unsigned n, uint8_t vector)
+{
+	return mask_where(base, n, vector);
+}

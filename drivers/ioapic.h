@@ -13,5 +13,11 @@ unsigned ioapic_entries(uint64_t base);
 /* Routes input `pin` as a fixed, edge-triggered interrupt with `vector`
  * to the physical APIC ID `dest`. */
 void ioapic_route(uint64_t base, unsigned pin, uint8_t vector, uint32_t dest);
+/* Masks every one of the n inputs (each entry otherwise kept): what the
+ * firmware left routed must not interrupt tickvisor. Returns how many
+ * were unmasked. */
+unsigned ioapic_mask_all(uint64_t base, unsigned n);
+/* Masks the unmasked inputs that deliver `vector`; returns how many. */
+unsigned ioapic_mask_vector(uint64_t base, unsigned n, uint8_t vector);
 
 #endif

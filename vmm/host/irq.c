@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "drivers/apic.h"
 #include "drivers/io.h"
+#include "drivers/ioapic.h"
 #include "vmm/host/irq.h"
 #include "vmm/host/log.h"
 #include "vmm/host/mce.h"
 #include "vmm/host/mem.h"
 #include "vmm/host/panic.h"
 #include "vmm/host/percpu.h"
+#include "vmm/host/platform.h"
 
 #define IDT_STUB_SIZE     16u
 #define IDT_TYPE_INTGATE  0x8eu  /* P, DPL0, 64-bit interrupt gate */
@@ -179,5 +181,11 @@ void irq_handle(uint8_t vector)
 	if (__atomic_fetch_or(&warned[vector / 64], BIT(vector % 64), __ATOMIC_RELAXED) &
 	    BIT(vector % 64))
 		return;
-	pr_warn("cpu%u: unexpected interrupt vector %u ignored", this_cpu()->index, vector);
+	/* At its source, where that is an I/O APIC input (all are masked
+	 * at start; one routed since would be tickvisor's own): it does
+	 * not come back. */
+	pr_warn("cpu%u: unexpected interrupt vector %u ignored%s", this_cpu()->index, vector,
+		platform.ioapic_pins &&
+		ioapic_mask_vector(platform.ioapic_addr, platform.ioapic_pins, vector) ?
+		", its I/O APIC input masked" : "");
 }

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
+#include "drivers/ioapic.h"
 #include "drivers/apic.h"
 #include "drivers/io.h"
 #include "drivers/pic.h"
@@ -134,6 +135,25 @@ static void pic_mask_all(void)
 	outb(PIC2_DATA, PIC_MASK_ALL);
 }
 
+/* Firmware leftovers (issue 22.6): an input the firmware left unmasked
+ * (a legacy timer, a USB controller's legacy interrupt) would interrupt
+ * tickvisor on a vector it never set up. Every input of the I/O APIC is
+ * masked before any is routed (timer/host.c routes the HPET's own). */
+static void ioapic_quiet(void)
+{
+	unsigned n = ioapic_entries(platform.ioapic_addr), was;
+
+	platform.ioapic_pins = n;
+	if (!n) {
+		pr_info("I/O APIC: none answers at %#x", platform.ioapic_addr);
+		return;
+	}
+	was = ioapic_mask_all(platform.ioapic_addr, n);
+	pr_info("I/O APIC: %u inputs at %#x, all masked (%u the firmware left unmasked)%s", n,
+		platform.ioapic_addr, was,
+		platform.acpi.nioapics > 1 ? "; further I/O APICs in the MADT are not used" : "");
+}
+
 void platform_init(const struct boot_info *bi)
 {
 	acpi_init(bi);
@@ -144,6 +164,7 @@ void platform_init(const struct boot_info *bi)
 		apic_id(), apic_caps.tsc_deadline ? "yes" : "no");
 	platform.ioapic_addr = platform.acpi.has_ioapic ? (uint32_t)platform.acpi.ioapic_addr
 							: IOAPIC_DEFAULT_BASE;
+	ioapic_quiet();
 	hpet_init();
 	pmtimer_init();
 	tsc_init();

@@ -25,6 +25,7 @@ struct platform {
 	uint32_t ncpus_listed;          /* enabled CPUs the firmware reported, all */
 	uint32_t apic_ids[TV_MAX_CPUS];
 	uint32_t ioapic_addr;           /* 0: none known */
+	uint32_t ioapic_pins;           /* its inputs, 0 if nothing answers there */
 };
 
 extern struct platform platform;

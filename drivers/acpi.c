@@ -372,6 +372,91 @@ static uint32_t acpi_fadt_port(struct acpi_walk *w, const uint8_t *t, uint32_t l
 	return port;
 }
 
+/* One AML integer at a[0..n): BytePrefix, WordPrefix, DWordPrefix,
+ * Zero, One (ACPI spec, "Data Objects Encoding"); its size in *used, 0
+ * when it is none of those. */
+static bool aml_integer(const uint8_t *a, size_t n, uint32_t *val, size_t *used)
+{
+	*used = 0;
+	if (!n)
+		return false;
+	switch (a[0]) {
+	case 0x00: *val = 0; *used = 1; return true;            /* ZeroOp */
+	case 0x01: *val = 1; *used = 1; return true;            /* OneOp */
+	case 0x0a:                                              /* BytePrefix */
+		if (n < 2)
+			return false;
+		*val = a[1]; *used = 2; return true;
+	case 0x0b:                                              /* WordPrefix */
+		if (n < 3)
+			return false;
+		*val = get_le16(a + 1); *used = 3; return true;
+	case 0x0c:                                              /* DWordPrefix */
+		if (n < 5)
+			return false;
+		*val = get_le32(a + 1); *used = 5; return true;
+	default:
+		return false;
+	}
+}
+
+bool acpi_aml_find_s5(const uint8_t *aml, size_t len, uint8_t *typa, uint8_t *typb)
+{
+	for (size_t i = 1; i + 4 <= len; i++) {
+		size_t p, pkglen_bytes, used;
+		uint32_t a, b = 0;
+		uint8_t nelem;
+
+		if (memcmp(aml + i, "_S5_", 4))
+			continue;
+		/* NameOp right before, or NameOp then the root prefix '\'. */
+		if (!(aml[i - 1] == 0x08 || (aml[i - 1] == 0x5c && i >= 2 && aml[i - 2] == 0x08)))
+			continue;
+		p = i + 4;
+		if (p >= len || aml[p] != 0x12)                 /* PackageOp */
+			continue;
+		p++;
+		if (p >= len)
+			continue;
+		pkglen_bytes = (size_t)(aml[p] >> 6) + 1;       /* PkgLength: 1-4 bytes */
+		p += pkglen_bytes;
+		if (p >= len)
+			continue;
+		nelem = aml[p++];
+		if (!nelem || !aml_integer(aml + p, len - p, &a, &used))
+			continue;
+		p += used;
+		if (nelem > 1 && !aml_integer(aml + p, len - p, &b, &used))
+			b = 0;
+		*typa = (uint8_t)(a & 7);               /* SLP_TYPx is 3 bits */
+		*typb = (uint8_t)(b & 7);
+		return true;
+	}
+	return false;
+}
+
+/* The DSDT's \_S5 values (ACPI spec, "\_S5 (S5 System State)"): the
+ * X_DSDT address where the FADT has a non-zero one, else DSDT. */
+static void acpi_parse_dsdt(struct acpi_walk *w, const uint8_t *fadt, uint32_t flen)
+{
+	uint64_t phys = 0;
+	const uint8_t *t;
+	uint32_t len;
+
+	if (acpi_fadt_has(flen, ACPI_FADT_X_DSDT, 8))
+		phys = get_le64(fadt + ACPI_FADT_X_DSDT);
+	if (!phys && acpi_fadt_has(flen, ACPI_FADT_DSDT, 4))
+		phys = get_le32(fadt + ACPI_FADT_DSDT);
+	if (!phys)
+		return;
+	if (!acpi_map_sdt(w, phys, "DSDT", "DSDT", &t, &len)) {
+		acpi_note(w->out, "%s: no \\_S5, ACPI power-off not used", w->why);
+		return;
+	}
+	w->out->has_s5 = acpi_aml_find_s5(t + ACPI_SDT_HDR_LEN, len - ACPI_SDT_HDR_LEN,
+					  &w->out->s5_typa, &w->out->s5_typb);
+}
+
 static bool acpi_parse_fadt(struct acpi_walk *w, const uint8_t *t, uint32_t len)
 {
 	struct acpi_info *out = w->out;
@@ -387,6 +472,10 @@ static bool acpi_parse_fadt(struct acpi_walk *w, const uint8_t *t, uint32_t len)
 	if (!out->hw_reduced) {
 		out->pm1a_cnt_port = acpi_fadt_port(w, t, len, ACPI_FADT_PM1A_CNT_BLK,
 						    ACPI_FADT_X_PM1A_CNT_BLK, "PM1a_CNT_BLK");
+		out->pm1b_cnt_port = acpi_fadt_port(w, t, len, ACPI_FADT_PM1B_CNT_BLK,
+						    ACPI_FADT_X_PM1B_CNT_BLK, "PM1b_CNT_BLK");
+		if (out->pm1a_cnt_port)
+			acpi_parse_dsdt(w, t, len);
 		out->pm_tmr_port = acpi_fadt_port(w, t, len, ACPI_FADT_PM_TMR_BLK,
 						  ACPI_FADT_X_PM_TMR_BLK, "PM_TMR_BLK");
 		out->pm_tmr_32bit = flags & ACPI_FADT_TMR_VAL_EXT;

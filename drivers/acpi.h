@@ -111,12 +111,16 @@ enum acpi_hpet_off {
 /* "Fixed ACPI Description Table (FADT)": older revisions are shorter,
  * so each field is used only when Length covers it. */
 enum acpi_fadt_off {
+	ACPI_FADT_DSDT          = 40,
 	ACPI_FADT_PM1A_CNT_BLK  = 64,
+	ACPI_FADT_PM1B_CNT_BLK  = 68,
 	ACPI_FADT_PM_TMR_BLK    = 76,
 	ACPI_FADT_FLAGS         = 112,  /* end of the ACPI 1.0 FADT (116 bytes) */
 	ACPI_FADT_RESET_REG     = 116,
 	ACPI_FADT_RESET_VALUE   = 128,
+	ACPI_FADT_X_DSDT        = 140,
 	ACPI_FADT_X_PM1A_CNT_BLK = 172,
+	ACPI_FADT_X_PM1B_CNT_BLK = 184,
 	ACPI_FADT_X_PM_TMR_BLK  = 208,
 };
 /* "Fixed ACPI Description Table Fixed Feature Flags" */
@@ -171,6 +175,9 @@ struct acpi_info {
 	uint8_t fadt_revision;
 	bool hw_reduced;                /* FADT flags HW_REDUCED_ACPI */
 	uint32_t pm1a_cnt_port;         /* X_ field preferred when valid; 0 if none */
+	uint32_t pm1b_cnt_port;         /* 0 if none */
+	bool has_s5;                    /* the DSDT's \_S5 package, for power-off */
+	uint8_t s5_typa, s5_typb;       /* its SLP_TYPa and SLP_TYPb */
 	uint32_t pm_tmr_port;           /* 0 if none */
 	bool pm_tmr_32bit;              /* FADT flags TMR_VAL_EXT */
 	bool reset_supported;           /* RESET_REG_SUP and the table has RESET_REG */
@@ -183,6 +190,13 @@ struct acpi_info {
 	uint32_t notes_dropped;
 	char notes[ACPI_MAX_NOTES][ACPI_NOTE_LEN];
 };
+
+/* The SLP_TYPa/b values of the \_S5 (soft-off) package in AML (a DSDT's
+ * body): NameOp "_S5_" (or "\_S5_"), PackageOp, PkgLength, NumElements,
+ * then integers (BytePrefix, WordPrefix, Zero, One). A minimal search, not
+ * an interpreter: an _S5 built by a method is not found. False if there is
+ * none it can read; never reads outside aml[0, len). */
+bool acpi_aml_find_s5(const uint8_t *aml, size_t len, uint8_t *typa, uint8_t *typb);
 
 /* Maps len bytes at physical address phys for reading; returns NULL if it
  * cannot. Mappings must stay valid until acpi_parse() returns. In the

@@ -194,7 +194,8 @@ def bochs_cmd(img, workdir, cpus, megs, model, native=False, msrs=None):
     return [binary, "-q", "-unlock", "-f", rc, "-rc", cont]
 
 
-def qemu_cmd(img, workdir, cpus, megs, kvm, cdrom=False, machine="q35", screen=False):
+def qemu_cmd(img, workdir, cpus, megs, kvm, cdrom=False, machine="q35", screen=False,
+             debug_exit=True):
     # A GRUB ISO (native baseline) boots with SeaBIOS, an ESP with OVMF.
     # machine: QEMU's -machine value, the platform shape (q35, pc,
     # q35,hpet=off: PLATFORM.md). screen: a VGA (OVMF gives it a GOP) and a
@@ -215,8 +216,11 @@ def qemu_cmd(img, workdir, cpus, megs, kvm, cdrom=False, machine="q35", screen=F
     monitor = [f"unix:{workdir}/monitor.sock,server,nowait"] if screen else ["none"]
     cmd = [QEMU, "-machine", machine, "-m", str(megs), "-smp", str(cpus),
            "-display", "none", "-monitor", *monitor, "-no-reboot", "-nodefaults", *boot,
-           "-serial", f"file:{workdir}/com1.log",
-           "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
+           "-serial", f"file:{workdir}/com1.log"]
+    # debug_exit=False: a QEMU without the status port, as a PC is: the
+    # run ends by tickvisor's ACPI S5 power-off (issue 22.7).
+    if debug_exit:
+        cmd += ["-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
     if screen:
         cmd += ["-vga", "std"]
     if kvm:
@@ -269,7 +273,7 @@ def make_native_iso(elf, cmdline, out):
 
 
 def emulator_command(img, emu, workdir, cpus=1, megs=1024, model=DEFAULT_MODEL,
-                     need_kvm=True, msrs=None, machine="q35", screen=False):
+                     need_kvm=True, msrs=None, machine="q35", screen=False, debug_exit=True):
     """The command that boots img in emu (writing Bochs's bochsrc into
     workdir). need_kvm=False skips the /dev/kvm check (--dry-run);
     machine is QEMU's -machine (Bochs has one)."""
@@ -281,7 +285,7 @@ def emulator_command(img, emu, workdir, cpus=1, megs=1024, model=DEFAULT_MODEL,
     if emu in ("bochs", "native"):
         return bochs_cmd(img, workdir, cpus, megs, model, native=emu == "native", msrs=msrs)
     return qemu_cmd(img, workdir, cpus, megs, emu != "tcg", cdrom=emu == "native-kvm",
-                    machine=machine, screen=screen)
+                    machine=machine, screen=screen, debug_exit=debug_exit)
 
 
 def dry_run(img, emu, workdir, cpus=1, megs=1024, model=DEFAULT_MODEL):
@@ -322,7 +326,8 @@ def dry_run(img, emu, workdir, cpus=1, megs=1024, model=DEFAULT_MODEL):
 
 
 def run(img, emu, cpus=1, megs=1024, timeout=300, workdir=None, echo=False,
-        model=DEFAULT_MODEL, quiet=False, msrs=None, machine="q35", screendump=None):
+        model=DEFAULT_MODEL, quiet=False, msrs=None, machine="q35", screendump=None,
+        debug_exit=True):
     """Boot img; returns (status, serial_text, workdir). emu "native" boots
     a GRUB ISO (make_native_iso) in Bochs without tickvisor. screendump
     (QEMU only): the screen is saved there as PPM once the final status
@@ -337,7 +342,7 @@ def run(img, emu, cpus=1, megs=1024, timeout=300, workdir=None, echo=False,
             os.unlink(os.path.join(workdir, name))
     final_re = NATIVE_FINAL_RE if emu.startswith("native") else FINAL_RE
     cmd = emulator_command(img, emu, workdir, cpus, megs, model, msrs=msrs, machine=machine,
-                           screen=bool(screendump))
+                           screen=bool(screendump), debug_exit=debug_exit)
     def on_final():
         time.sleep(1)   # the screen is drawn after the serial line
         take_screendump(os.path.join(workdir, "monitor.sock"), screendump)

@@ -402,7 +402,7 @@ def run_suite(build, suite):
     status, serial, _ = emu.run(img, suite.emu, cpus=suite.cpus, megs=suite.megs,
                                 timeout=suite.timeout, workdir=work, quiet=True,
                                 model=suite.model, machine=getattr(suite, "machine", "q35"),
-                                screendump=shot)
+                                screendump=shot, debug_exit=getattr(suite, "debug_exit", True))
     return suite, status, serial, work, time.monotonic() - t0
 
 

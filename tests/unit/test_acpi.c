@@ -1256,6 +1256,56 @@ static void test_random_tables(void **state)
 	}
 }
 
+/* \_S5 in AML (ACPI spec, "Definition Block Encoding": NameOp 0x08,
+ * RootChar '\\' 0x5c, PackageOp 0x12, PkgLength, NumElements, then data
+ * objects: ZeroOp 0x00, OneOp 0x01, BytePrefix 0x0a, WordPrefix 0x0b). */
+static void test_aml_s5(void **state)
+{
+	/* QEMU's form: Name (_S5, Package (0x04) { Zero, Zero, Zero, Zero }) */
+	static const uint8_t qemu[] = { 0x10, 0x08, 0x5f, 0x53, 0x35, 0x5f, 0x12, 0x06, 0x04,
+					0x00, 0x00, 0x00, 0x00 };
+	/* Root-prefixed, BytePrefix values (a typical PC: SLP_TYP 7 and 5) */
+	static const uint8_t pc[] = { 0x08, 0x5c, 0x5f, 0x53, 0x35, 0x5f, 0x12, 0x08, 0x02,
+				      0x0a, 0x07, 0x0a, 0x05 };
+	/* one element only; SLP_TYPb is then 0 */
+	static const uint8_t one[] = { 0x08, 0x5f, 0x53, 0x35, 0x5f, 0x12, 0x04, 0x01, 0x0a, 0x05 };
+	/* a two-byte PkgLength, WordPrefix and OneOp */
+	static const uint8_t wide[] = { 0x08, 0x5f, 0x53, 0x35, 0x5f, 0x12, 0x47, 0x00, 0x02,
+					0x0b, 0x06, 0x01, 0x01 };
+	/* "_S5_" not named by NameOp (a method's body), then the real one */
+	static const uint8_t later[] = { 0x14, 0x5f, 0x53, 0x35, 0x5f, 0x00, 0x08, 0x5f, 0x53,
+					 0x35, 0x5f, 0x12, 0x05, 0x02, 0x01, 0x0a, 0x02 };
+	static const uint8_t cut1[] = { 0x08, 0x5f, 0x53, 0x35, 0x5f, 0x12 };
+	static const uint8_t cut2[] = { 0x08, 0x5f, 0x53, 0x35, 0x5f, 0x12, 0x05, 0x02, 0x0a };
+	static const uint8_t empty[] = { 0x08, 0x5f, 0x53, 0x35, 0x5f, 0x12, 0x02, 0x00 };
+	static const uint8_t method[] = { 0x08, 0x5f, 0x53, 0x35, 0x5f, 0x12, 0x04, 0x01, 0x70 };
+	uint8_t a = 0xee, b = 0xee;
+
+	assert_true(acpi_aml_find_s5(qemu, sizeof(qemu), &a, &b));
+	assert_int_equal(a, 0);
+	assert_int_equal(b, 0);
+	assert_true(acpi_aml_find_s5(pc, sizeof(pc), &a, &b));
+	assert_int_equal(a, 7);
+	assert_int_equal(b, 5);
+	assert_true(acpi_aml_find_s5(one, sizeof(one), &a, &b));
+	assert_int_equal(a, 5);
+	assert_int_equal(b, 0);
+	assert_true(acpi_aml_find_s5(wide, sizeof(wide), &a, &b));
+	assert_int_equal(a, 6);         /* 0x0106 & 7 */
+	assert_int_equal(b, 1);
+	assert_true(acpi_aml_find_s5(later, sizeof(later), &a, &b));
+	assert_int_equal(a, 1);
+	assert_int_equal(b, 2);
+	/* Cut short, empty, or not integers: none, and nothing read past
+	 * the end (ASan watches the exact-size arrays). */
+	assert_false(acpi_aml_find_s5(cut1, sizeof(cut1), &a, &b));
+	assert_false(acpi_aml_find_s5(cut2, sizeof(cut2), &a, &b));
+	assert_false(acpi_aml_find_s5(empty, sizeof(empty), &a, &b));
+	assert_false(acpi_aml_find_s5(method, sizeof(method), &a, &b));
+	assert_false(acpi_aml_find_s5(qemu, 4, &a, &b));
+	assert_false(acpi_aml_find_s5(qemu, 0, &a, &b));
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, tm_setup, tm_teardown)
 
 int main(void)
@@ -1294,6 +1344,7 @@ int main(void)
 		T(test_fadt_hw_reduced),
 		T(test_notes_overflow),
 		T(test_random_tables),
+		cmocka_unit_test(test_aml_s5),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -46,6 +46,11 @@ static void acpi_init(const struct boot_info *bi)
 		pr_info("ACPI: FADT PM1a_CNT %#x, PM timer %#x (%s), reset %s", a->pm1a_cnt_port,
 			a->pm_tmr_port, a->pm_tmr_32bit ? "32-bit" : "24-bit",
 			a->reset_supported ? "register" : "unsupported");
+	if (a->has_s5)
+		pr_info("ACPI: \\_S5 SLP_TYP %u/%u (DSDT): power-off by PM1a_CNT%s", a->s5_typa,
+			a->s5_typb, a->pm1b_cnt_port ? " and PM1b_CNT" : "");
+	else if (a->has_fadt)
+		pr_info("ACPI: no \\_S5 found in the DSDT: power-off by the firmware only");
 }
 
 /* The counts are the firmware's, all of them; tickvisor holds the first

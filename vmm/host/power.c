@@ -3,8 +3,10 @@
  * The end of a run (end=). In an emulator or VM (drivers/machine.c) the
  * machine powers off, in order of preference: QEMU's isa-debug-exit (only
  * when fw_cfg says we run on QEMU; it carries the status to QEMU's exit
- * code), the UEFI runtime ResetSystem(EfiResetShutdown) (works on Bochs,
- * QEMU and real hardware while the identity map is kept), then halt.
+ * code), ACPI S5 through PM1a/PM1b_CNT with the DSDT's \_S5 values
+ * (issue 22.7: no firmware code involved), the UEFI runtime
+ * ResetSystem(EfiResetShutdown) (works on Bochs, QEMU and real hardware
+ * while the identity map is kept), then halt.
  * Bochs always exits with status 1, so the serial line is the result. On
  * a real PC (end=auto there means wait) powering off at once would take
  * the summary off the screen before anybody read it.
@@ -14,6 +16,7 @@
 #include "drivers/machine.h"
 #include "drivers/serial.h"
 #include "vmm/host/log.h"
+#include "vmm/host/platform.h"
 #include "vmm/host/power.h"
 
 #define QEMU_DEBUG_EXIT_PORT 0xf4u
@@ -65,6 +68,39 @@ static void wait_key(void)
 	}
 }
 
+/* Soft-off by the ACPI fixed hardware (ACPI spec, "Sleeping/Wake
+ * Control": SLP_TYPx in PM1x_CNT bits 12:10, then SLP_EN, bit 13), with
+ * the \_S5 values of the DSDT: it needs nothing of the firmware, where
+ * ResetSystem() on some PCs returns or touches boot-services memory long
+ * reused. Returns when the machine is still on. */
+#define PM1_SLP_TYP_SHIFT 10
+#define PM1_SLP_TYP       (7u << PM1_SLP_TYP_SHIFT)
+#define PM1_SLP_EN        BIT(13)
+
+static void pm1_sleep(uint32_t port, uint8_t typ)
+{
+	uint16_t v = (uint16_t)(inw((uint16_t)port) & ~(PM1_SLP_TYP | PM1_SLP_EN));
+
+	v |= (uint16_t)(typ << PM1_SLP_TYP_SHIFT);
+	outw((uint16_t)port, v);
+	outw((uint16_t)port, (uint16_t)(v | PM1_SLP_EN));
+}
+
+static void acpi_s5(void)
+{
+	const struct acpi_info *a = &platform.acpi;
+
+	if (!a->has_s5 || !a->pm1a_cnt_port)
+		return;
+	if (a->pm1b_cnt_port)
+		pm1_sleep(a->pm1b_cnt_port, a->s5_typb);
+	pm1_sleep(a->pm1a_cnt_port, a->s5_typa);
+	for (unsigned i = 0; i < 1000000; i++)  /* the power goes, or not */
+		cpu_relax();
+	pr_warn("ACPI S5 power-off did not take: asking the firmware");
+	log_flush();
+}
+
 __noreturn void power_off(int status)
 {
 	const char *why;
@@ -83,6 +119,7 @@ __noreturn void power_off(int status)
 		wait_key();
 	if (fwcfg_present())
 		outl(QEMU_DEBUG_EXIT_PORT, (uint32_t)status);
+	acpi_s5();
 	if (shutdown_fn)
 		shutdown_fn(status);
 	pr_err("power-off failed: halting (reset the machine by hand)");

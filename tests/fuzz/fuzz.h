@@ -24,6 +24,20 @@
 	}                                                                       \
 } while (0)
 
+/* FUZZ_VERBOSE=1 in the environment: a target says what its code under
+ * test answered (for looking at one input; never while fuzzing). */
+#include <stdlib.h>
+static inline bool fuzz_verbose(void)
+{
+	static int v = -1;
+
+	if (v < 0)
+		v = getenv("FUZZ_VERBOSE") != NULL;
+	return v;
+}
+
+#define FUZZ_SAY(...) do { if (fuzz_verbose()) fprintf(stderr, __VA_ARGS__); } while (0)
+
 struct fuzz_in {
 	const uint8_t *p;
 	size_t n;

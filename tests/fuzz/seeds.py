@@ -114,12 +114,12 @@ def linux(build, kernel):
         with open(p, "rb") as f:
             img = f.read()
         name = os.path.splitext(os.path.basename(p))[0]
-        write("linux", name, lx_header(8192, 0x01, (1000, 0)) + img)
+        write("linux", name, lx_header(0xffff, 0x01, (1000, 0)) + img)
     if kernel and os.path.exists(kernel):
         with open(kernel, "rb") as f:
             img = f.read(64 * 1024)
-        write("linux", "debian-header", lx_header(4096, 0x00) + img[:2048])
-        write("linux", "debian-small", lx_header(4096, 0x02, (4096, 10)) + bzimage_small(img))
+        write("linux", "debian-header", lx_header(0xffff, 0x00) + img[:2048])
+        write("linux", "debian-small", lx_header(0xffff, 0x02, (4096, 10)) + bzimage_small(img))
 
 
 def main():

@@ -15,7 +15,9 @@ fuzz_*.c).
 import argparse
 import glob
 import os
+import shutil
 import struct
+import subprocess
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CORPUS = os.path.join(ROOT, "tests", "fuzz", "corpus")
@@ -91,6 +93,9 @@ def multiboot(build):
                     img = compact_elf(f.read())
                 write("multiboot", f"{n}.{ext}", mb_header(2048, 0x01, (300, 0, 0)) + img)
     write("multiboot", "aout", mb_header(1024, 0x02, (100, 5000, 0)) + aout_kludge())
+    for n in ("kernel32", "kernel64"):             # tests/data/multiboot/kernel.S
+        with open(os.path.join(ROOT, "tests", "data", "multiboot", f"{n}.elf"), "rb") as f:
+            write("multiboot", n, mb_header(2048, 0x13, (0, 64, 65535)) + f.read())
 
 
 # --- linux: bzImage headers -------------------------------------------------
@@ -122,13 +127,130 @@ def linux(build, kernel):
         write("linux", "debian-small", lx_header(0xffff, 0x02, (4096, 10)) + bzimage_small(img))
 
 
+# --- acpi: real tables, laid out afresh ---------------------------------------
+
+def checksum(b, field):
+    b[field] = 0
+    b[field] = (-sum(b)) & 0xff
+
+
+def acpi_image(tables, xsdt=True, base=0, oem=b"TVFUZZ"):
+    """RSDP at offset 0, the root table at 64, then the tables 16-byte
+    aligned, every pointer base + offset, every checksum right."""
+    offs, at = [], 64 + 36 + 8 * len(tables)
+    at = (at + 15) & ~15
+    for t in tables:
+        offs.append(at)
+        at = (at + len(t) + 15) & ~15
+    img = bytearray(at)
+    esize = 8 if xsdt else 4
+    root = bytearray(36 + esize * len(tables))
+    root[0:4] = b"XSDT" if xsdt else b"RSDT"
+    struct.pack_into("<IB", root, 4, len(root), 1)
+    root[10:16] = oem
+    for i, o in enumerate(offs):
+        struct.pack_into("<Q" if xsdt else "<I", root, 36 + esize * i, base + o)
+    checksum(root, 9)
+    img[64:64 + len(root)] = root
+    for t, o in zip(tables, offs):
+        t = bytearray(t)
+        checksum(t, 9)
+        img[o:o + len(t)] = t
+    rsdp = bytearray(36)
+    rsdp[0:8] = b"RSD PTR "
+    rsdp[9:15] = oem
+    rsdp[15] = 2 if xsdt else 0
+    struct.pack_into("<I", rsdp, 16, 0 if xsdt else base + 64)
+    struct.pack_into("<IQ", rsdp, 20, 36, base + 64 if xsdt else 0)
+    if not xsdt:
+        rsdp[20:] = bytes(16)
+    v1 = rsdp[:20]
+    checksum(v1, 8)
+    rsdp[:20] = v1
+    if xsdt:
+        checksum(rsdp, 32)
+    img[0:36] = rsdp
+    return bytes(img)
+
+
+def acpi_header(base_sel, fix=True):
+    return struct.pack("<BHH", base_sel | (0x1c if fix else 0), 0xffff if fix else 0, 0)
+
+
+def qemu_tables(machine, smp=4):
+    """The tables SeaBIOS builds in QEMU (-M machine -smp smp), but the
+    DSDT and FACS: read from a memory dump through the RSDT."""
+    import tempfile
+    import time
+    with tempfile.TemporaryDirectory() as d:
+        low, top = os.path.join(d, "low"), os.path.join(d, "top")
+        p = subprocess.Popen(["qemu-system-x86_64", "-M", machine, "-m", "128", "-smp", str(smp),
+                              "-display", "none", "-monitor", "stdio", "-serial", "none",
+                              "-net", "none", "-accel", "tcg"], stdin=subprocess.PIPE,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True)
+        time.sleep(4)               # SeaBIOS has built the tables
+        p.communicate(f'pmemsave 0xe0000 0x20000 "{low}"\n'
+                      f'pmemsave 0x7fc0000 0x40000 "{top}"\nquit\n', timeout=30)
+        mem = {0xe0000: open(low, "rb").read(), 0x7fc0000: open(top, "rb").read()}
+
+    def read(addr, n):
+        for b, d in mem.items():
+            if b <= addr and addr + n <= b + len(d):
+                return d[addr - b:addr - b + n]
+        raise ValueError(f"{addr:#x} not dumped")
+    low = mem[0xe0000]
+    rsdp = low.find(b"RSD PTR ")
+    rsdt = struct.unpack_from("<I", low, rsdp + 16)[0]
+    n = (struct.unpack("<I", read(rsdt + 4, 4))[0] - 36) // 4
+    out = []
+    for i in range(n):
+        a = struct.unpack("<I", read(rsdt + 36 + 4 * i, 4))[0]
+        sig, ln = read(a, 4), struct.unpack("<I", read(a + 4, 4))[0]
+        if sig not in (b"DSDT", b"FACS"):
+            out.append(read(a, ln))
+    return out
+
+
+def iasl_tables(sigs=("APIC", "FACP", "HPET", "SPCR")):
+    """ACPICA's template tables (iasl -T SIG, acpica-tools)."""
+    import tempfile
+    out = []
+    with tempfile.TemporaryDirectory() as d:
+        for sig in sigs:
+            subprocess.run(["iasl", "-T", sig], cwd=d, capture_output=True, check=True)
+            subprocess.run(["iasl", f"{sig.lower()}.asl"], cwd=d, capture_output=True, check=True)
+            with open(os.path.join(d, f"{sig.lower()}.aml"), "rb") as f:
+                out.append(f.read())
+    return out
+
+
+def acpi(qemu):
+    data = os.path.join(ROOT, "tests", "data", "acpi")
+    fc = [open(os.path.join(data, f"host-{s}.bin"), "rb").read() for s in ("APIC", "FACP", "MCFG")]
+    write("acpi", "firecracker-xsdt", acpi_header(0) + acpi_image(fc))
+    write("acpi", "firecracker-rsdt", acpi_header(1) + acpi_image(fc, xsdt=False, base=0xe0000))
+    if shutil.which("iasl"):
+        t = iasl_tables()
+        write("acpi", "iasl-templates", acpi_header(0) + acpi_image(t))
+        write("acpi", "iasl-templates-raw", acpi_header(0, fix=False) + acpi_image(t))
+    if qemu and shutil.which("qemu-system-x86_64"):
+        for m in ("pc", "q35"):
+            t = qemu_tables(m)
+            write("acpi", f"qemu-{m}-rsdt", acpi_header(1) + acpi_image(t, xsdt=False, base=0xe0000))
+            write("acpi", f"qemu-{m}-xsdt", acpi_header(3) +
+                  acpi_image(t, base=(1 << 64) - 64 * 1024))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--kernel", help="a Debian vmlinuz (bzImage)")
+    ap.add_argument("--qemu", action="store_true",
+                    help="also dump the ACPI tables SeaBIOS builds in QEMU (pc, q35; 8 s of TCG)")
     a = ap.parse_args()
     multiboot(a.build)
     linux(a.build, a.kernel)
+    acpi(a.qemu)
 
 
 if __name__ == "__main__":

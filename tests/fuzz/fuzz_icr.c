@@ -146,6 +146,8 @@ static void icr_write(unsigned s, struct fuzz_in *in)
 		FUZZ_CHECK(b.cpu[s].traced_sends == 0);
 		return;
 	}
+	FUZZ_SAY("icr: vCPU %u %s ICR %#llx -> targets %#x\n", s, x2 ? "x2APIC" : "xAPIC",
+		 (unsigned long long)icr, b.cpu[s].traced_targets);
 	FUZZ_CHECK(b.cpu[s].traced_sends == 1);
 	check_decoded(&b.cpu[s].traced, x2 ? icr : (uint32_t)icr | (uint64_t)hi_b << 32, x2);
 	FUZZ_CHECK(b.cpu[s].traced_targets == sdm_targets(&b, s, icr, x2));

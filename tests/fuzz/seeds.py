@@ -241,6 +241,135 @@ def acpi(qemu):
                   acpi_image(t, base=(1 << 64) - 64 * 1024))
 
 
+# --- vlapic, icr: operation sequences (tests/fuzz/fuzz_vlapic.h) -------------
+
+HOT = ["ID", "TPR", "EOI", "LDR", "DFR", "SVR", "ESR", "CMCI", "ICR_LO", "ICR_HI",
+       "LVTT", "THERMAL", "PERF", "LINT0", "LINT1", "LVTERR", "TMICT", "TMCCT", "TDCR",
+       "SELF_IPI", "PPR", "IRR", "ISR", "TMR"]
+
+
+def mmio_w(cpu, reg, val):
+    return bytes([0, cpu, HOT.index(reg)]) + struct.pack("<I", val)
+
+
+def wrmsr(cpu, reg, val):
+    return bytes([4, cpu, HOT.index(reg), 1]) + struct.pack("<Q", val)
+
+
+def op(code, cpu, *args):
+    return bytes([code, cpu]) + bytes(args)
+
+
+TAKE, EOI, TIME, TO_X2APIC = 10, 12, 13, (7, 1)
+
+
+def enable_ops(cpu, ldr=None, cluster=False):
+    ops = [mmio_w(cpu, "SVR", 0x1ff), mmio_w(cpu, "LVTERR", 0x3f)]
+    if ldr is not None:
+        ops += [mmio_w(cpu, "LDR", ldr << 24),
+                mmio_w(cpu, "DFR", 0x0fffffff if cluster else 0xffffffff)]
+    return ops
+
+
+def enable(cpu, ldr=None, cluster=False):
+    return b"".join(enable_ops(cpu, ldr, cluster))
+
+
+def icr(cpu, lo, dest32):
+    """fuzz_icr.c: an ICR write (kind < 0x60) of lo with dest32 as bits 63:32."""
+    return bytes([0, cpu, 0x80, 0]) + struct.pack("<II", dest32, lo)
+
+
+def step(ops):
+    """fuzz_icr.c: fv_step() operations (each after a kind >= 0x60)."""
+    if isinstance(ops, bytes):
+        ops = [ops]
+    return b"".join(bytes([0x60]) + o for o in ops)
+
+
+def vlapic():
+    timer = bytes([0, 0]) + enable(0) + mmio_w(0, "TDCR", 0xb) + mmio_w(0, "LVTT", 0x20030) + \
+        mmio_w(0, "TMICT", 1000) + op(TIME, 0, 0xc0, 0xff, 0x0f) + op(TAKE, 0) + \
+        mmio_w(0, "EOI", 0) + mmio_w(0, "LVTT", 0x40031) + \
+        op(14, 0, 1, 0x10, 0x27) + op(TIME, 0, 0xc0, 0x20, 0x4e) + op(TAKE, 0)
+    write("vlapic", "timer", timer)
+    prio = bytes([1, 0]) + enable(0) + enable(1) + mmio_w(0, "TPR", 0x40) + \
+        op(8, 0, 0, 0x35, 0) + op(8, 0, 0, 0x55, 1) + op(8, 0, 0, 0x99, 0) + op(TAKE, 0) + \
+        op(TAKE, 0) + op(17, 0, 0x0a) + op(TAKE, 0) + op(EOI, 0) + op(EOI, 0) + \
+        mmio_w(1, "ICR_HI", 0) + mmio_w(1, "ICR_LO", 0x4065) + op(TAKE, 0)
+    write("vlapic", "priority", prio)
+    esr = bytes([0, 0]) + enable(0) + bytes([3, 0, 0xc0, 0x04]) + mmio_w(0, "ESR", 0) + \
+        mmio_w(0, "ICR_LO", 0x4005) + op(8, 0, 0, 3, 0) + mmio_w(0, "ESR", 0)
+    write("vlapic", "esr", esr)
+    x2 = bytes([3, 0]) + b"".join(enable(c) for c in range(4)) + \
+        b"".join(op(*TO_X2APIC) [:1] + bytes([c, 1]) for c in range(4)) + \
+        wrmsr(0, "ICR_LO", (2 << 32) | 0x41) + wrmsr(1, "SELF_IPI", 0x42) + \
+        wrmsr(2, "ICR_LO", 0xffffffff00080843) + op(TAKE, 2) + wrmsr(2, "EOI", 0)
+    write("vlapic", "x2apic", x2)
+
+    groups = [(0x12, True), (0x14, True), (0x21, True), (0x22, True)]
+    cl = bytes([3, 0]) + b"".join(step(enable_ops(c, ldr, cls)) for c, (ldr, cls) in enumerate(groups))
+    cl += icr(0, 0x0830, 0x14000000) + icr(1, 0x0931, 0x23000000) + icr(2, 0x4c0832, 0)
+    write("icr", "xapic-cluster", cl)
+    flat = bytes([3, 0]) + b"".join(step(enable_ops(c, 1 << c)) for c in range(4))
+    flat += icr(0, 0x0833, 0x0c000000) + icr(3, 0x0934, 0x0f000000) + icr(1, 0x0435, 0) + \
+        icr(2, 0x0500, 0x01000000) + icr(2, 0x0600 | 0x10, 0x00000000)
+    write("icr", "xapic-flat", flat)
+    x2 = bytes([3, 0]) + b"".join(step(enable_ops(c)) for c in range(4)) + \
+        b"".join(step(bytes([7, c, 1])) for c in range(4))
+    x2 += icr(0, 0x0836, 0x00010003) + icr(1, 0x0037, 2) + icr(3, 0x80038, 0) + \
+        icr(2, 0x0139, 0xffffffff) + icr(0, 0x0400, 1)
+    write("icr", "x2apic", x2)
+
+
+def gwalk():
+    """Page tables in the fuzzer's RAM image (fuzz_gwalk.c): 4-level with a
+    2 MiB page, PAE, and 32-bit with a 4 MiB page."""
+    def hdr(flags, cr3, gla, other=0x123, length=16, pdptes=None):
+        b = bytes([flags]) + struct.pack("<QQHB", cr3, gla, other, length)
+        return b + (struct.pack("<4Q", *pdptes) if pdptes else b"")
+    ram = bytearray(8 * 4096)
+    struct.pack_into("<Q", ram, 0x1000, 0x2003)                 # PML4[0] -> PDPT
+    struct.pack_into("<Q", ram, 0x2000, 0x3003)                 # PDPT[0] -> PD
+    struct.pack_into("<Q", ram, 0x3000, 0x4003)                 # PD[0] -> PT
+    struct.pack_into("<Q", ram, 0x3008, 0x000083)               # PD[1]: 2 MiB page at 0
+    for i in range(8):
+        struct.pack_into("<Q", ram, 0x4000 + 8 * i, (i << 12) | 3)
+    write("gwalk", "long4", hdr(1 | 2 | 16 | 32, 0x1000, 0x5ff0, length=32) + bytes(ram))
+    write("gwalk", "long4-2m", hdr(1 | 2 | 16, 0x1000, 0x200ffc) + bytes(ram))
+    pae = bytearray(8 * 4096)
+    struct.pack_into("<Q", pae, 0x20, 0x3001)                   # PDPTE[0] at CR3 0x20
+    struct.pack_into("<Q", pae, 0x3000, 0x4003)
+    for i in range(8):
+        struct.pack_into("<Q", pae, 0x4000 + 8 * i, (i << 12) | 3)
+    write("gwalk", "pae", hdr(1 | 2, 0x20, 0x1ffa) + bytes(pae))
+    write("gwalk", "pae-pdptes", hdr(1 | 2 | 64, 0x20, 0x2ffa, pdptes=(0x3001, 0, 0, 0)) + bytes(pae))
+    p32 = bytearray(8 * 4096)
+    struct.pack_into("<I", p32, 0x1000, 0x2003)
+    struct.pack_into("<I", p32, 0x1004, 0x000083)               # 4 MiB page
+    for i in range(8):
+        struct.pack_into("<I", p32, 0x2000 + 4 * i, (i << 12) | 3)
+    write("gwalk", "32bit", hdr(1 | 4, 0x1000, 0x3ffc) + bytes(p32))
+    write("gwalk", "nopaging", hdr(0, 0, 0xffffffff12345678) + bytes(16))
+
+
+def insn():
+    """Raw forms (mode byte, length byte, code) the guests use on the APIC
+    page (fuzz_insn.c)."""
+    forms = {
+        "mov-store-abs": (2, bytes.fromhex("890425b000e0fe")),
+        "mov-load-rip": (2, bytes.fromhex("8b0500100000")),
+        "movzx": (1, bytes.fromhex("0fb74320")),
+        "mov-imm": (1, bytes.fromhex("c7808000000001000000")),
+        "rex-byte": (2, bytes.fromhex("4488a0300000")),
+        "rep-stos": (2, bytes.fromhex("f3ab")),
+        "moffs64": (2, bytes.fromhex("48a1200300e0fe000000")),
+        "real-mode": (0, bytes.fromhex("6667890d20300000")),
+    }
+    for name, (mode, code) in forms.items():
+        write("insn", name, bytes([mode, len(code)]) + code)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
@@ -251,6 +380,9 @@ def main():
     multiboot(a.build)
     linux(a.build, a.kernel)
     acpi(a.qemu)
+    vlapic()
+    gwalk()
+    insn()
 
 
 if __name__ == "__main__":

@@ -53,11 +53,11 @@ fuzz-build: $(FUZZ_BINS)
 
 ## fuzz: every libFuzzer target FUZZ_SECONDS (60) on FUZZ_JOBS (2) processes; executions, coverage, crashes
 fuzz: fuzz-build
-	$(Q)$(PYTHON) tests/fuzz/run.py --build $(BUILD) --seconds $(FUZZ_SECONDS) \
+	$(Q)$(PYTHON) tests/fuzz/fuzzing.py --build $(BUILD) --seconds $(FUZZ_SECONDS) \
 		--jobs $(FUZZ_JOBS) $(if $(FUZZ),--only $(FUZZ))
 
 ## fuzz-replay: every file of tests/fuzz/corpus/ through its target once (part of make test)
 fuzz-replay: fuzz-build
-	$(Q)$(PYTHON) tests/fuzz/run.py --build $(BUILD) --replay $(if $(FUZZ),--only $(FUZZ))
+	$(Q)$(PYTHON) tests/fuzz/fuzzing.py --build $(BUILD) --replay $(if $(FUZZ),--only $(FUZZ))
 
 -include $(FUZZ_OBJS:.o=.d)

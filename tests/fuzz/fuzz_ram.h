@@ -81,11 +81,18 @@ static __unused bool fuzz_ram_wrote_outside(uint64_t start, uint64_t end)
 	return false;
 }
 
-/* Zero again what was written. */
+/* Zero again what was written: one madvise() from the lowest page
+ * written to the highest (those between are zero already). */
 static void fuzz_ram_end(void)
 {
-	for (unsigned i = 0; i < fuzz_ram_ndirty; i++)
-		FUZZ_CHECK(madvise(fuzz_ram + fuzz_ram_dirty[i] * PAGE_SIZE, PAGE_SIZE,
+	uint64_t lo = UINT64_MAX, hi = 0;
+
+	for (unsigned i = 0; i < fuzz_ram_ndirty; i++) {
+		lo = MIN(lo, fuzz_ram_dirty[i]);
+		hi = MAX(hi, fuzz_ram_dirty[i]);
+	}
+	if (fuzz_ram_ndirty)
+		FUZZ_CHECK(madvise(fuzz_ram + lo * PAGE_SIZE, (hi - lo + 1) * PAGE_SIZE,
 				   MADV_DONTNEED) == 0);
 	fuzz_ram_ndirty = 0;
 }

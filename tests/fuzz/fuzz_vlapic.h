@@ -101,9 +101,12 @@ static bool fv_vec_set(const struct vlapic *l, uint32_t base, unsigned vec)
 
 static int fv_highest(const struct vlapic *l, uint32_t base)
 {
-	for (int v = 255; v >= 0; v--)
-		if (fv_vec_set(l, base, (unsigned)v))
-			return v;
+	for (int w = 7; w >= 0; w--) {
+		uint32_t bits = vlapic_get(l, base + (uint32_t)w * 16);
+
+		if (bits)
+			return w * 32 + 31 - __builtin_clz(bits);
+	}
 	return -1;
 }
 
@@ -156,11 +159,16 @@ static void fv_check(struct vlapic *l)
 	FUZZ_CHECK((vlapic_get(l, LAPIC_TMR) & 0xffff) == 0);
 	/* ISR nests: each vector taken was above PPR, so at most one vector
 	 * per priority class is in service. */
-	for (int vec = 255; vec >= 16; vec--) {
-		if (!fv_vec_set(l, LAPIC_ISR, (unsigned)vec))
-			continue;
-		FUZZ_CHECK(((uint32_t)vec >> 4) < last_class);
-		last_class = (uint32_t)vec >> 4;
+	for (int w = 7; w >= 0; w--) {
+		uint32_t bits = vlapic_get(l, LAPIC_ISR + (uint32_t)w * 16);
+
+		while (bits) {
+			uint32_t vec = (uint32_t)w * 32 + 31 - (uint32_t)__builtin_clz(bits);
+
+			FUZZ_CHECK((vec >> 4) < last_class);
+			last_class = vec >> 4;
+			bits &= ~(1u << (vec % 32));
+		}
 	}
 	FUZZ_CHECK(tpr <= 0xff);
 	ppr = fv_sdm_ppr(tpr, isrv);

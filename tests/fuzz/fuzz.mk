@@ -10,6 +10,8 @@
 #                      crashes per target; a crash's input is copied to
 #                      tests/fuzz/corpus/NAME/ (FUZZ=insn,acpi: only those)
 #   make fuzz-replay   every corpus file through its target once (make test)
+#   make fuzz-coverage line and branch coverage of each target's parser by
+#                      its corpora (seeds and make fuzz's work corpus)
 
 FUZZ_CC      := clang
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all
@@ -52,7 +54,7 @@ $(FUZZ_OUT)/fuzz_%: $$(call fuzz_objs,$$*)
 fuzz-build: $(FUZZ_BINS)
 
 ## fuzz: every libFuzzer target FUZZ_SECONDS (60) on FUZZ_JOBS (2) processes; executions, coverage, crashes
-fuzz: fuzz-build
+fuzz: fuzz-build $(FUZZ_COV_BINS)
 	$(Q)$(PYTHON) tests/fuzz/fuzzing.py --build $(BUILD) --seconds $(FUZZ_SECONDS) \
 		--jobs $(FUZZ_JOBS) $(if $(FUZZ),--only $(FUZZ))
 
@@ -60,4 +62,28 @@ fuzz: fuzz-build
 fuzz-replay: fuzz-build
 	$(Q)$(PYTHON) tests/fuzz/fuzzing.py --build $(BUILD) --replay $(if $(FUZZ),--only $(FUZZ))
 
--include $(FUZZ_OBJS:.o=.d)
+# The same targets with source-based coverage (llvm-cov), no sanitizers:
+# what make fuzz's corpora reach of each parser.
+FUZZ_COV_OUT    := $(BUILD)/fuzz-cov
+FUZZ_COV_FLAGS  := -fprofile-instr-generate -fcoverage-mapping
+FUZZ_COV_CFLAGS := $(filter-out $(FUZZ_SAN) -O1,$(FUZZ_CFLAGS)) -O0 $(FUZZ_COV_FLAGS)
+FUZZ_COV_BINS   := $(FUZZ_TARGETS:%=$(FUZZ_COV_OUT)/fuzz_%)
+fuzz_cov_objs    = $(patsubst $(FUZZ_OUT)/%,$(FUZZ_COV_OUT)/%,$(call fuzz_objs,$(1)))
+FUZZ_COV_OBJS   := $(sort $(foreach t,$(FUZZ_TARGETS),$(call fuzz_cov_objs,$(t))))
+
+$(FUZZ_COV_OUT)/obj/%.o: %.c
+	$(call say,COVCC,$<)
+	@mkdir -p $(dir $@)
+	$(Q)$(FUZZ_CC) $(FUZZ_COV_CFLAGS) -MMD -MP -c -o $@ $<
+
+.SECONDARY: $(FUZZ_COV_OBJS)
+
+$(FUZZ_COV_OUT)/fuzz_%: $$(call fuzz_cov_objs,$$*)
+	$(call say,COVLD,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_COV_FLAGS) -fsanitize=fuzzer -o $@ $^
+
+## fuzz-coverage: line and branch coverage of each fuzz target's parser by its corpora (llvm-cov)
+fuzz-coverage: $(FUZZ_COV_BINS)
+	$(Q)$(PYTHON) tests/fuzz/fuzzing.py --build $(BUILD) --coverage $(if $(FUZZ),--only $(FUZZ))
+
+-include $(FUZZ_OBJS:.o=.d) $(FUZZ_COV_OBJS:.o=.d)

@@ -187,6 +187,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	r2 = acpi_parse(b, rsdp, map, &im, err2, sizeof(err2));
 	unmap_all(&im);
 	FUZZ_CHECK(r2 == r);
+	/* acpi_parse() zeroes *out, then sets fields: padding is zero too */
 	FUZZ_CHECK(r ? !strcmp(err, err2) : !memcmp(a, b, sizeof(*a)));
 	/* No map function: refused, not followed. */
 	FUZZ_CHECK(acpi_parse(b, rsdp, NULL, &im, err2, sizeof(err2)) == -1);

@@ -14,7 +14,7 @@
  *    Command Register (ICR)" lays it out, and it reaches exactly the APICs
  *    "Determining IPI Destination" names (physical, logical flat and
  *    cluster, x2APIC cluster, shorthands, lowest priority);
- *  - and every invariant of fuzz_vlapic.c, on both groups.
+ *  - and every invariant of fuzz_vlapic.c (on group B: A is the same).
  */
 #include "tests/fuzz/fuzz_vlapic.h"
 
@@ -201,10 +201,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			FUZZ_CHECK(again.p == in.p);
 		}
 		same_state();
-		for (unsigned i = 0; i < n; i++) {
-			fv_check(a.l[i]);
-			fv_check(b.l[i]);
-		}
+		for (unsigned i = 0; i < n; i++)
+			fv_check(b.l[i]);               /* a.l[i] is the same */
 	}
 	return 0;
 }

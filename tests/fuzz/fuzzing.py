@@ -12,7 +12,13 @@ tests/fuzz/corpus/TARGET/, where make test replays it from then on.
 
 replay: every file of tests/fuzz/corpus/TARGET/ through its target once,
 no mutation; a crash, a sanitizer report or a violated invariant fails.
+
+coverage: the seeds and the work corpus through BUILD/fuzz-cov/fuzz_TARGET
+(source-based coverage, no sanitizers), then llvm-cov's line and branch
+coverage of the parser each target is for (PARSERS). make fuzz ends with
+it.
 """
+import json
 import argparse
 import glob
 import os
@@ -28,6 +34,22 @@ CORPUS = os.path.join(ROOT, "tests", "fuzz", "corpus")
 # oom/timeout/crash: 0/0/0 time: 12s job: 3 dft_time: 0".
 FORK_RE = re.compile(r"^#(\d+): cov: (\d+) ft: (\d+) corp: (\d+) exec/s (\d+) "
                      r"oom/timeout/crash: (\d+)/(\d+)/(\d+) time: (\d+)s")
+
+
+# The sources each target is there to test (the rest it links are
+# helpers: drivers/fmt.c, drivers/string.c, ...).
+PARSERS = {
+    "insn": ["vmm/insn.c"],
+    "gwalk": ["vmm/gwalk.c"],
+    "config": ["boot/config.c"],
+    "multiboot": ["vmm/loader/multiboot.c"],
+    "linux": ["vmm/loader/linux.c"],
+    "acpi": ["drivers/acpi.c"],
+    "vlapic": ["lapic/vlapic.c", "lapic/vlapic_regs.c", "lapic/vlapic_irq.c",
+               "lapic/vlapic_timer.c", "timer/vtimer.c"],
+    "icr": ["lapic/vlapic_icr.c"],
+}
+LLVM_BIN = "/usr/lib/llvm-14/bin"
 
 
 def targets(build, only=None):
@@ -132,6 +154,56 @@ def fuzz(build, only, seconds, jobs):
     return 1 if bad else 0
 
 
+def coverage_one(name, build):
+    """{source: (lines covered, lines, branches covered, branches)} of
+    PARSERS[name] over the seeds and the work corpus, or None."""
+    binary = os.path.join(build, "fuzz-cov", f"fuzz_{name}")
+    work = os.path.join(build, "fuzz-cov", "prof", name)
+    if not os.path.exists(binary) or not os.path.exists(os.path.join(LLVM_BIN, "llvm-cov")):
+        return None
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    dirs = [d for d in (os.path.join(build, "fuzz", "work", name), os.path.join(CORPUS, name))
+            if os.path.isdir(d)]
+    env = dict(os.environ, LLVM_PROFILE_FILE=os.path.join(work, "%p.profraw"))
+    p = subprocess.run([binary, "-runs=0"] + dirs, env=env, capture_output=True, text=True,
+                       timeout=600)
+    if p.returncode != 0:           # a corpus input fails: the rest did not run
+        print(f"fuzz-coverage {name}: stopped at a failing input:\n{p.stderr[-2000:]}")
+        return None
+    raws = glob.glob(os.path.join(work, "*.profraw"))
+    if not raws:
+        return None
+    prof = os.path.join(work, "merged.profdata")
+    subprocess.run([os.path.join(LLVM_BIN, "llvm-profdata"), "merge", "-sparse", "-o", prof] + raws,
+                   check=True)
+    out = subprocess.run([os.path.join(LLVM_BIN, "llvm-cov"), "export", "-summary-only",
+                          f"-instr-profile={prof}", binary], capture_output=True, text=True,
+                         check=True).stdout
+    files = {os.path.relpath(f["filename"], ROOT): f["summary"] for f in json.loads(out)["data"][0]["files"]}
+    res = {}
+    for src in PARSERS.get(name, []):
+        f = files.get(src)
+        if f:
+            res[src] = (f["lines"]["covered"], f["lines"]["count"],
+                        f["branches"]["covered"], f["branches"]["count"])
+    return res
+
+
+def coverage(build, only):
+    print("| target | source | lines | branches |")
+    print("|---|---|---:|---:|")
+    for name, _ in targets(build, only):
+        res = coverage_one(name, build)
+        if res is None:
+            print(f"| {name} | (no coverage: build/fuzz-cov/fuzz_{name} or llvm-cov missing) | | |")
+            continue
+        for src, (lc, ln, bc, bn) in res.items():
+            print(f"| {name} | {src} | {100 * lc / max(ln, 1):.1f}% ({lc}/{ln}) "
+                  f"| {100 * bc / max(bn, 1):.1f}% ({bc}/{bn}) |")
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
@@ -139,9 +211,17 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--only", help="comma-separated targets")
     ap.add_argument("--replay", action="store_true")
+    ap.add_argument("--coverage", action="store_true")
     a = ap.parse_args()
     build = os.path.abspath(a.build)
-    sys.exit(replay(build, a.only) if a.replay else fuzz(build, a.only, a.seconds, a.jobs))
+    if a.replay:
+        sys.exit(replay(build, a.only))
+    if a.coverage:
+        sys.exit(coverage(build, a.only))
+    st = fuzz(build, a.only, a.seconds, a.jobs)
+    print()
+    coverage(build, a.only)
+    sys.exit(st)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@
 #                     KERNEL=path [APPEND= INITRD= SMP= MEM= OPTS=] (see "run" below)
 #   make test         host unit tests + emulator integration tests
 #   make unit         host unit tests only (cmocka, ASan+UBSan)
+#   make fuzz         host libFuzzer targets, FUZZ_SECONDS each (docs/fuzzing.md)
 #   make check-layers includes against the layer arrows (scripts/check-layers.py)
 #   make bench        benchmarks (docs/benchmarks.md)
 #   make deps         check/install the tools
@@ -59,7 +60,7 @@ HV_OBJ    := $(HV_C:%.c=$(OBJ)/%.o) $(HV_ASM:%.asm=$(OBJ)/%.o)
 
 GIT_REV   := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
-.PHONY: all run test test-linux unit unit-build bench bench-budget deps clean check-layers help
+.PHONY: all run test test-linux unit unit-build fuzz fuzz-build fuzz-replay fuzz-coverage bench bench-budget deps clean check-layers help
 ## all: build build/tickvisor.efi and build/esp.img (the default)
 all: $(BUILD)/tickvisor.efi $(BUILD)/esp.img
 
@@ -164,6 +165,9 @@ $(BUILD)/esp.img: $(BUILD)/tickvisor.efi $(BUILD)/tickvisor.cfg $(BUILD)/smp.cfg
 # --- host unit tests (cmocka, ASan + UBSan) ----------------------------------
 include tests/unit/unit.mk
 
+# --- host fuzzing (libFuzzer, ASan + UBSan; docs/fuzzing.md) -----------------
+include tests/fuzz/fuzz.mk
+
 # --- running ------------------------------------------------------------------
 ## deps: install the Debian packages and build Bochs 3.0 (scripts/deps.sh)
 deps:
@@ -223,7 +227,7 @@ clean:
 
 ## help: this list
 # Every target's line is the `## TARGET: TEXT` comment above it (here and in
-# tests/unit/unit.mk); tests/test_scripts.py holds each .PHONY target to one.
+# tests/unit/unit.mk and tests/fuzz/fuzz.mk); tests/test_scripts.py holds each .PHONY target to one.
 help:
 	@sed -n 's/^## \([a-z-]*\): \(.*\)/\1\t\2/p' $(MAKEFILE_LIST) | \
 		awk -F'\t' '{ printf "  %-13s %s\n", $$1, $$2 }'

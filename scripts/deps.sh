@@ -20,6 +20,8 @@ need=(
 	grub-common:/usr/bin/grub-mkrescue
 	xorriso:/usr/bin/xorriso
 	libcmocka-dev:/usr/include/cmocka.h
+	clang:/usr/bin/clang
+	libclang-rt-14-dev:/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a
 	vgabios:/usr/share/vgabios/vgabios.bin
 	bochsbios:/usr/share/bochs/BIOS-bochs-latest
 	python3:/usr/bin/python3

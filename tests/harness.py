@@ -34,7 +34,9 @@ import unittest
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 sys.path.insert(0, os.path.join(ROOT, "tests"))
+sys.path.insert(0, os.path.join(ROOT, "tests", "fuzz"))
 import emu  # noqa: E402
+import fuzzing  # noqa: E402
 import linux_guest  # noqa: E402
 import suites  # noqa: E402
 
@@ -218,6 +220,22 @@ def run_unit(res, build, want_linux=False):
             # A sanitizer abort or crash: show it, count it.
             print(p.stdout[-3000:] + p.stderr[-3000:])
             res.check(False, f"unit/{name}", f"exit status {p.returncode}")
+
+
+def run_fuzz_replay(res, build):
+    """tests/fuzz/: every seed and regression input of tests/fuzz/corpus/
+    through its libFuzzer target once (make fuzz-replay, docs/fuzzing.md),
+    one check per target; a crash, a sanitizer report or a violated
+    invariant fails it."""
+    r = subprocess.run(["make", "--no-print-directory", "fuzz-build", f"BUILD={build}"],
+                       cwd=ROOT)
+    if not res.check(r.returncode == 0, "fuzz/build"):
+        return
+    for name, binary in fuzzing.targets(build):
+        ok, n, tail = fuzzing.replay_one(name, binary)
+        if not ok:
+            print(tail)
+        res.host_result(f"fuzz/{name}/replay", "pass" if ok else "fail", f"{n} inputs")
 
 
 def run_pyunit(res):
@@ -471,6 +489,7 @@ def main():
                  " (make test without EMU= runs the Bochs suites; docs/ci-nested-kvm.md)")
     if not a.no_unit:
         run_unit(res, build, any(isinstance(s, suites.LinuxSuite) for s in chosen))
+        run_fuzz_replay(res, build)
         run_pyunit(res)
         run_layers(res)
         res.apply(judge_host(res.host, HOST_DECLARATIONS))

@@ -332,3 +332,20 @@ uint64_t insn_store_value(const struct mmio_insn *in, uint64_t gpr)
 
 	return in->size >= 8 ? val : val & ((1ull << (8 * in->size)) - 1);
 }
+
+uint64_t insn_load_value(const struct mmio_insn *in, uint64_t old, uint64_t val)
+{
+	unsigned width = in->zero_extend ? in->reg_size : in->size;
+	uint64_t mask;
+
+	if (in->size < 8)
+		val &= (1ull << (8 * in->size)) - 1;
+	if (in->high8)
+		return (old & ~0xff00ull) | ((val & 0xff) << 8);
+	if (width == 8)
+		return val;
+	if (width == 4)
+		return (uint32_t)val;
+	mask = width == 2 ? 0xffffull : 0xffull;
+	return (old & ~mask) | (val & mask);
+}

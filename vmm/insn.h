@@ -61,6 +61,13 @@ int insn_decode_mmio(const uint8_t *code, size_t avail, enum insn_mode mode,
  * it for AH, CH, DH, BH. */
 uint64_t insn_store_value(const struct mmio_insn *in, uint64_t gpr);
 
+/* GPR in->reg after a load of `val` (its low in->size bytes count) into
+ * a register holding `old`: 32-bit destinations zero-extend, narrower
+ * ones merge, AH..BH replace bits 15:8 (SDM "General-Purpose Registers
+ * in 64-Bit Mode"); MOVZX zero-extends to in->reg_size first. Pure, so
+ * the fuzzer checks it (tests/fuzz/fuzz_insn.c). */
+uint64_t insn_load_value(const struct mmio_insn *in, uint64_t old, uint64_t val);
+
 /* The mode from guest state: CR0.PE, RFLAGS.VM, and the CS access rights'
  * L and D/B bits (VM entry allows CS.L only for an IA-32e mode guest). */
 static inline enum insn_mode insn_mode_of(bool cr0_pe, bool rflags_vm, bool cs_l, bool cs_d)

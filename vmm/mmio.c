@@ -89,26 +89,10 @@ void mmio_set_gpr(struct vcpu *v, int reg, uint64_t val)
 		v->regs.gpr[reg] = val;
 }
 
-/* A load into a register: 32-bit destinations zero-extend, narrower ones
- * merge (SDM "General-Purpose Registers in 64-Bit Mode"). */
+/* A load into a register, merged by insn_load_value(). */
 void mmio_put_load(struct vcpu *v, const struct mmio_insn *in, uint64_t val)
 {
-	unsigned width = in->zero_extend ? in->reg_size : in->size;
-	uint64_t old = mmio_get_gpr(v, in->reg), mask, nv;
-
-	if (in->size < 8)
-		val &= (1ull << (8 * in->size)) - 1;
-	if (in->high8) {
-		nv = (old & ~0xff00ull) | ((val & 0xff) << 8);
-	} else if (width == 8) {
-		nv = val;
-	} else if (width == 4) {
-		nv = (uint32_t)val;
-	} else {
-		mask = width == 2 ? 0xffffull : 0xffull;
-		nv = (old & ~mask) | (val & mask);
-	}
-	mmio_set_gpr(v, in->reg, nv);
+	mmio_set_gpr(v, in->reg, insn_load_value(in, mmio_get_gpr(v, in->reg), val));
 }
 
 uint64_t mmio_store_value(struct vcpu *v, const struct mmio_insn *in)

@@ -392,6 +392,20 @@ SUITES = [
                   r"0xd0000040 at rip 0x[0-9a-f]+: reads all ones$",
                   r"^tickvisor: done: 6 guests, 4 failed$"],
           hole_guests=["unassigned_mem"]),
+    # Issue 25.3: the exit fuzzer with two more seeds, then canaries: a
+    # guest of every kind that must still pass after it (the host intact:
+    # timers, APIC, devices, memory).
+    Suite("exit-fuzz",
+          guestcfg.config(
+              [guestcfg.guest_line(f"exit_fuzz_{seed}", "exit_fuzz.elf", "64M", 1, 60,
+                                   f"exit_fuzz seed={seed} ops=100000") for seed in (2, 3)] +
+              [BY_NAME[n].guest_line() for n in ("basic", "timer_oneshot", "apic_basic",
+                                                 "dev_ports")]),
+          guests=[("exit_fuzz_2", 0), ("exit_fuzz_3", 0), ("basic", 0), ("timer_oneshot", 0),
+                  ("apic_basic", 0), ("dev_ports", 0)],
+          expect=[r"^PASS: x2APIC MSRs in xAPIC mode: #GP every time",
+                  r"^INFO: seed 2: 100000 operations ran to the end$",
+                  r"^INFO: seed 3: 100000 operations ran to the end$"]),
     # Issue 14: reset and power-off requests end their guest with a status
     # (vmm/dev/dev_power.h), hostile widths on the device ports are
     # answered, string I/O ends the guest; each time the next guest runs.

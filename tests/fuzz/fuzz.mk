@@ -57,6 +57,15 @@ fuzz-build: $(FUZZ_BINS)
 fuzz: fuzz-build $(FUZZ_COV_BINS)
 	$(Q)$(PYTHON) tests/fuzz/fuzzing.py --build $(BUILD) --seconds $(FUZZ_SECONDS) \
 		--jobs $(FUZZ_JOBS) $(if $(FUZZ),--only $(FUZZ))
+	$(Q)$(MAKE) --no-print-directory fuzz-exit
+
+## fuzz-exit: the exit fuzzer guest, FUZZ_EXIT_OPS (10^7) operations of seed FUZZ_EXIT_SEED under tickvisor in Bochs
+FUZZ_EXIT_OPS  ?= 10000000
+FUZZ_EXIT_SEED ?= 1
+fuzz-exit: deps all
+	$(Q)scripts/tickvisor-run --efi $(BUILD)/tickvisor.efi --kernel $(BUILD)/guests/exit_fuzz.elf \
+		--append "seed=$(FUZZ_EXIT_SEED) ops=$(FUZZ_EXIT_OPS)" --emu-timeout 3600 \
+		--workdir $(BUILD)/run/fuzz-exit
 
 ## fuzz-replay: every file of tests/fuzz/corpus/ through its target once (part of make test)
 fuzz-replay: fuzz-build

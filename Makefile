@@ -60,7 +60,7 @@ HV_OBJ    := $(HV_C:%.c=$(OBJ)/%.o) $(HV_ASM:%.asm=$(OBJ)/%.o)
 
 GIT_REV   := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
-.PHONY: all run test test-linux unit unit-build fuzz fuzz-build fuzz-replay fuzz-coverage bench bench-budget deps clean check-layers help
+.PHONY: all run test test-linux unit unit-build fuzz fuzz-build fuzz-replay fuzz-coverage fuzz-exit bench bench-budget deps clean check-layers help
 ## all: build build/tickvisor.efi and build/esp.img (the default)
 all: $(BUILD)/tickvisor.efi $(BUILD)/esp.img
 

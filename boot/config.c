@@ -74,6 +74,34 @@ static bool parse_u64(const char *s, uint64_t *out, bool suffix)
 	return true;
 }
 
+/* An I/O port for a 16550: 0xHEX or decimal, 1 to 0xfff8 (its eight
+ * registers inside the 64 KiB I/O space). */
+static bool parse_port(const char *s, uint16_t *port)
+{
+	uint64_t v = 0;
+
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		s += 2;
+		if (!*s)
+			return false;
+		for (; *s; s++) {
+			unsigned d = *s >= '0' && *s <= '9' ? (unsigned)(*s - '0') :
+				     *s >= 'a' && *s <= 'f' ? (unsigned)(*s - 'a' + 10) :
+				     *s >= 'A' && *s <= 'F' ? (unsigned)(*s - 'A' + 10) : 16u;
+
+			if (d > 15 || v > 0xffff)
+				return false;
+			v = v * 16 + d;
+		}
+	} else if (!parse_u64(s, &v, false)) {
+		return false;
+	}
+	if (!v || v > 0xfff8)
+		return false;
+	*port = (uint16_t)v;
+	return true;
+}
+
 static void options_default(struct tv_options *o)
 {
 	*o = (struct tv_options){
@@ -177,6 +205,21 @@ static int parse_option(struct cfg_ctx *x, struct tv_options *o,
 			return cfg_error(x, "end must be auto, poweroff, halt or wait, not", val);
 		o->end = (enum end_mode)i;
 		o->set |= OPT_SET_END;
+	} else if (!strcmp(key, "serial")) {
+		if (!strcmp(val, "auto")) {
+			o->serial = SERIAL_AUTO;
+		} else if (!strcmp(val, "none")) {
+			o->serial = SERIAL_NONE;
+		} else if (!strncmp(val, "mmio:", 5)) {
+			return cfg_error(x, "serial=mmio: MMIO UARTs are not supported; use auto, none "
+					 "or an I/O port, not", val);
+		} else if (parse_port(val, &o->serial_port)) {
+			o->serial = SERIAL_PORT;
+		} else {
+			return cfg_error(x, "serial must be auto, none or an I/O port (0x3f8, 0x2f8...), "
+					 "not", val);
+		}
+		o->set |= OPT_SET_SERIAL;
 	} else if (!strcmp(key, "console")) {
 		if ((i = lookup(console_names, ARRAY_SIZE(console_names), val)) < 0)
 			return cfg_error(x, "console must be auto, serial, screen or both, not", val);
@@ -329,6 +372,8 @@ static int guest_kv(struct cfg_ctx *x, struct guest_spec *g, char *tok)
 		return cfg_error(x, "end= ends the whole run: a global option, not a guest's:", tok);
 	if (!strcmp(key, "console"))
 		return cfg_error(x, "console= is tickvisor's: a global option, not a guest's:", tok);
+	if (!strcmp(key, "serial"))
+		return cfg_error(x, "serial= is tickvisor's: a global option, not a guest's:", tok);
 	if ((r = parse_option(x, &g->opts, key, val)) <= 0)
 		return r;
 	if (!strcmp(key, "mem")) {
@@ -532,6 +577,10 @@ static void options_overlay(struct tv_options *dst, const struct tv_options *src
 		dst->end = src->end;
 	if (src->set & OPT_SET_CONSOLE)
 		dst->console = src->console;
+	if (src->set & OPT_SET_SERIAL) {
+		dst->serial = src->serial;
+		dst->serial_port = src->serial_port;
+	}
 	dst->set |= src->set;
 }
 

@@ -31,9 +31,9 @@ void efi_shutdown(int status);
  * EfiLoaderData pages. path uses '/' or '\'. Returns EFI status. */
 EFI_STATUS efi_read_file(EFI_HANDLE image, const char *path, void **data, UINT64 *size);
 
-/* True when the firmware's console (the ConOut variable) includes COM1:
- * its lines reach the serial port through the firmware already. */
-bool efi_conout_has_com1(void);
+/* True when the firmware's console (the ConOut variable) includes a
+ * serial terminal: its lines reach that UART through the firmware. */
+bool efi_conout_has_uart(void);
 
 /* The GOP's current mode as a framebuffer the screen console can draw on;
  * NULL, or why there is none (fb->format is then FB_NONE). */

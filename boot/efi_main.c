@@ -202,6 +202,50 @@ static void read_config(EFI_HANDLE image, struct boot_info *bi)
 	trace_mask = bi->cfg.trace_mask;
 }
 
+/* serial=: which 16550 the log (and every guest's COM1 output) goes to
+ * from here on. Lines so far went to COM1 if it answered. */
+static bool conout_uart;        /* the firmware's console writes a UART */
+static bool com1;               /* a 16550 answers at 0x3f8 */
+
+static void apply_serial(const struct tv_options *o)
+{
+	bool fw_writes;
+
+	if (o->serial != SERIAL_PORT)
+		log_serial_switched(false);
+	switch (o->serial) {
+	case SERIAL_NONE:
+		if (serial_port())
+			pr_info("serial: off (serial=none): the log is on the screen only");
+		log_flush();
+		serial_init(0);
+		break;
+	case SERIAL_PORT:
+		if (!serial_probe(o->serial_port))
+			pr_warn("serial=%#x: no 16550 answers at that port (its scratch register "
+				"keeps nothing); writing to it regardless", o->serial_port);
+		if (o->serial_port != serial_port()) {
+			/* The firmware's serial console is taken to be on the
+			 * first UART there is: COM1 if it answers, else this
+			 * one. Where it writes, its lines are there already. */
+			fw_writes = conout_uart && !com1 && serial_probe(o->serial_port);
+			log_flush();
+			serial_init(o->serial_port);
+			log_set_serial(!fw_writes);
+			log_serial_switched(!fw_writes);
+		} else {
+			log_serial_switched(false);
+		}
+		pr_info("serial: 16550 at %#x (serial=%#x)", o->serial_port, o->serial_port);
+		break;
+	case SERIAL_AUTO:
+		if (!serial_port())
+			pr_info("serial: no 16550 at COM1 (0x3f8): the log is on the screen only "
+				"(serial=PORT names another)");
+		break;
+	}
+}
+
 /* Guest paths are relative to the config file's folder unless absolute;
  * the result uses '\' throughout, as UEFI does. */
 static void resolve_path(const struct boot_info *bi, const char *p, char *out, size_t n)
@@ -353,9 +397,13 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	ST = systab;
 	BS = systab->BootServices;
 	RT = systab->RuntimeServices;
-	serial_init(SERIAL_COM1);
+	/* COM1 until the configuration names another port; where nothing
+	 * answers at 0x3f8 (most laptops) the log is on the screen alone. */
+	conout_uart = efi_conout_has_uart();
+	com1 = serial_probe(SERIAL_COM1);
+	serial_init(com1 ? SERIAL_COM1 : 0);
 	log_set_console(console_write);
-	log_set_serial(!efi_conout_has_com1());
+	log_set_serial(!(conout_uart && com1));
 	BS->SetWatchdogTimer(0, 0, 0, NULL);
 	pr_info("tickvisor %s (git %s), BSD-2-Clause", TV_VERSION, TV_GIT_REV);
 
@@ -365,6 +413,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	record_image(image, bi);
 	efi_enum_cpus(bi);
 	read_config(image, bi);
+	apply_serial(&bi->cfg.opts);
 	load_guests(image, bi);
 	efi_check_vmx(bi);
 	bi->rsdp = efi_find_rsdp();

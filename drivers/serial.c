@@ -6,9 +6,30 @@
 
 static uint16_t serial_base;
 
+bool serial_probe(uint16_t base)
+{
+	/* Nothing decodes the port: reads float to 0xff. A 16550 keeps what
+	 * is written to its scratch register; two patterns rule out a bus
+	 * that echoes the last byte or holds a constant. */
+	if (inb(base + UART_LSR) == 0xff)
+		return false;
+	outb(base + UART_SCR, 0x5a);
+	if (inb(base + UART_SCR) != 0x5a)
+		return false;
+	outb(base + UART_SCR, 0xa5);
+	return inb(base + UART_SCR) == 0xa5;
+}
+
+uint16_t serial_port(void)
+{
+	return serial_base;
+}
+
 void serial_init(uint16_t base)
 {
 	serial_base = base;
+	if (!base)
+		return;
 	outb(base + UART_IER, 0);
 	outb(base + UART_LCR, UART_LCR_DLAB);
 	outb(base + UART_DLL, 1);            /* 115200 baud */

@@ -7,7 +7,12 @@
 
 #define SERIAL_COM1 0x3f8u
 
+/* Takes the 16550 at base for all output; 0: no serial output at all. */
 void serial_init(uint16_t base);
+/* Whether a 16550 answers at base (its scratch register keeps a value). */
+bool serial_probe(uint16_t base);
+/* The port in use, 0 for none. */
+uint16_t serial_port(void);
 /* A ring for serial_queue(): lines sent later, before the next byte
  * written directly or at serial_flush(). */
 void serial_set_buffer(void *buf, size_t size);

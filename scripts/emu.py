@@ -194,8 +194,23 @@ def bochs_cmd(img, workdir, cpus, megs, model, native=False, msrs=None):
     return [binary, "-q", "-unlock", "-f", rc, "-rc", cont]
 
 
+def uart_args(uart, log):
+    """QEMU's UART, whose output goes to log (the harness's serial log,
+    com1.log whichever port it is): "com1" at 0x3f8 as on most machines,
+    "com2" alone at 0x2f8 (a server whose console is COM2: tickvisor must
+    be told serial=0x2f8), "none" (a laptop: no UART at all)."""
+    if uart == "com1":
+        return ["-serial", f"file:{log}"]
+    if uart == "com2":
+        return ["-chardev", f"file,id=uart,path={log}",
+                "-device", "isa-serial,chardev=uart,index=1"]
+    if uart == "none":
+        return []
+    sys.exit(f"tickvisor-run: unknown UART '{uart}' (com1, com2, none)")
+
+
 def qemu_cmd(img, workdir, cpus, megs, kvm, cdrom=False, machine="q35", screen=False,
-             debug_exit=True):
+             debug_exit=True, uart="com1"):
     # A GRUB ISO (native baseline) boots with SeaBIOS, an ESP with OVMF.
     # machine: QEMU's -machine value, the platform shape (q35, pc,
     # q35,hpet=off: PLATFORM.md). screen: a VGA (OVMF gives it a GOP) and a
@@ -216,7 +231,7 @@ def qemu_cmd(img, workdir, cpus, megs, kvm, cdrom=False, machine="q35", screen=F
     monitor = [f"unix:{workdir}/monitor.sock,server,nowait"] if screen else ["none"]
     cmd = [QEMU, "-machine", machine, "-m", str(megs), "-smp", str(cpus),
            "-display", "none", "-monitor", *monitor, "-no-reboot", "-nodefaults", *boot,
-           "-serial", f"file:{workdir}/com1.log"]
+           *uart_args(uart, f"{workdir}/com1.log")]
     # debug_exit=False: a QEMU without the status port, as a PC is: the
     # run ends by tickvisor's ACPI S5 power-off (issue 22.7).
     if debug_exit:
@@ -273,7 +288,8 @@ def make_native_iso(elf, cmdline, out):
 
 
 def emulator_command(img, emu, workdir, cpus=1, megs=1024, model=DEFAULT_MODEL,
-                     need_kvm=True, msrs=None, machine="q35", screen=False, debug_exit=True):
+                     need_kvm=True, msrs=None, machine="q35", screen=False, debug_exit=True,
+                     uart="com1"):
     """The command that boots img in emu (writing Bochs's bochsrc into
     workdir). need_kvm=False skips the /dev/kvm check (--dry-run);
     machine is QEMU's -machine (Bochs has one)."""
@@ -285,7 +301,7 @@ def emulator_command(img, emu, workdir, cpus=1, megs=1024, model=DEFAULT_MODEL,
     if emu in ("bochs", "native"):
         return bochs_cmd(img, workdir, cpus, megs, model, native=emu == "native", msrs=msrs)
     return qemu_cmd(img, workdir, cpus, megs, emu != "tcg", cdrom=emu == "native-kvm",
-                    machine=machine, screen=screen, debug_exit=debug_exit)
+                    machine=machine, screen=screen, debug_exit=debug_exit, uart=uart)
 
 
 def dry_run(img, emu, workdir, cpus=1, megs=1024, model=DEFAULT_MODEL):
@@ -327,11 +343,13 @@ def dry_run(img, emu, workdir, cpus=1, megs=1024, model=DEFAULT_MODEL):
 
 def run(img, emu, cpus=1, megs=1024, timeout=300, workdir=None, echo=False,
         model=DEFAULT_MODEL, quiet=False, msrs=None, machine="q35", screendump=None,
-        debug_exit=True):
+        debug_exit=True, uart="com1", screendump_after=None):
     """Boot img; returns (status, serial_text, workdir). emu "native" boots
     a GRUB ISO (make_native_iso) in Bochs without tickvisor. screendump
     (QEMU only): the screen is saved there as PPM once the final status
-    line is seen; the machine must still run then (end=halt)."""
+    line is seen; the machine must still run then (end=halt). With no
+    serial log to watch (uart="none"), screendump_after seconds from the
+    start instead, and the status is STATUS_NO_RESULT."""
     img = os.path.abspath(img)
     if not os.path.exists(img):
         sys.exit(f"tickvisor-run: image not found: {img} (run `make` first)")
@@ -342,7 +360,7 @@ def run(img, emu, cpus=1, megs=1024, timeout=300, workdir=None, echo=False,
             os.unlink(os.path.join(workdir, name))
     final_re = NATIVE_FINAL_RE if emu.startswith("native") else FINAL_RE
     cmd = emulator_command(img, emu, workdir, cpus, megs, model, msrs=msrs, machine=machine,
-                           screen=bool(screendump), debug_exit=debug_exit)
+                           screen=bool(screendump), debug_exit=debug_exit, uart=uart)
     def on_final():
         time.sleep(1)   # the screen is drawn after the serial line
         take_screendump(os.path.join(workdir, "monitor.sock"), screendump)
@@ -352,7 +370,8 @@ def run(img, emu, cpus=1, megs=1024, timeout=300, workdir=None, echo=False,
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
                                 cwd=workdir, start_new_session=True)
         status, serial, timed_out = watch(proc, serial_path, timeout, echo, final_re,
-                                          on_final if screendump else None)
+                                          on_final if screendump else None,
+                                          screendump_after)
     if status is None:
         why = (f"timed out after {timeout} s" if timed_out
                else f"no '{final_re.pattern[1:]}' line (the emulator stopped early)")
@@ -434,10 +453,12 @@ def take_screendump(sock_path, out, wait_s=10):
     return False
 
 
-def watch(proc, serial_path, timeout, echo, final_re=FINAL_RE, on_final=None):
+def watch(proc, serial_path, timeout, echo, final_re=FINAL_RE, on_final=None, final_after=None):
     """Poll the serial log until the emulator exits, the final status line
     has been seen (plus a grace period), or the timeout expires. on_final
-    runs once when the final line appears; the machine is then stopped."""
+    runs once when the final line appears (or final_after seconds from the
+    start, when there is no serial log to watch); the machine is then
+    stopped."""
     start, seen_final, timed_out = time.monotonic(), None, False
     log, final = SerialLog(serial_path), FinalLine(final_re)
     try:
@@ -455,6 +476,10 @@ def watch(proc, serial_path, timeout, echo, final_re=FINAL_RE, on_final=None):
             if proc.poll() is not None:
                 break
             now = time.monotonic()
+            if final_after is not None and now - start > final_after and on_final:
+                on_final()
+                kill(proc)
+                break
             if seen_final and now - seen_final > POWEROFF_GRACE_S:
                 kill(proc)
                 break

@@ -420,7 +420,9 @@ def run_suite(build, suite):
     status, serial, _ = emu.run(img, suite.emu, cpus=suite.cpus, megs=suite.megs,
                                 timeout=suite.timeout, workdir=work, quiet=True,
                                 model=suite.model, machine=getattr(suite, "machine", "q35"),
-                                screendump=shot, debug_exit=getattr(suite, "debug_exit", True))
+                                screendump=shot, debug_exit=getattr(suite, "debug_exit", True),
+                                uart=getattr(suite, "uart", "com1"),
+                                screendump_after=getattr(suite, "screendump_after", None))
     return suite, status, serial, work, time.monotonic() - t0
 
 

@@ -786,11 +786,12 @@ class PlatformSuite(Suite):
     issue 22.3: TCG's 2.6 GHz TSC gave TSC / 3 rounded down)."""
 
     def __init__(self, name, machine="q35", cpus=1, megs=1024, expect=(), reject=(),
-                 debug_exit=True):
-        super().__init__(name, "log=info\n", emu="tcg", cpus=cpus, megs=megs, status=1,
+                 debug_exit=True, uart="com1", config="log=info\n"):
+        super().__init__(name, config, emu="tcg", cpus=cpus, megs=megs, status=1,
                          timeout=180, expect=list(expect) + REFUSAL, reject=reject)
         self.machine = machine
         self.debug_exit = debug_exit
+        self.uart = uart
 
     def checks(self, serial):
         tsc, apic = TSC_RE.search(serial), APIC_HZ_RE.search(serial)
@@ -846,6 +847,15 @@ PLATFORM_SUITES = [
         r"^tickvisor: ACPI: MADT lists 80 CPUs, ", r"^tickvisor: 80 CPUs \(",
         r"^tickvisor: 16 CPUs beyond the first 64 are left unused$",
         r"^tickvisor: 79 other CPUs parked by INIT \(wait-for-SIPI\)"]),
+    # Issue 21.3: a server whose console is COM2, nothing at 0x3f8.
+    # serial=0x2f8 takes it, and it shows the whole log from the first
+    # line (printed before the configuration named the port).
+    PlatformSuite("tcg-com2", uart="com2", config="log=info\nserial=0x2f8\n", expect=[
+        r"^tickvisor: tickvisor \S+ \(git \S+\), BSD-2-Clause$",
+        r"^tickvisor: serial: 16550 at 0x2f8 \(serial=0x2f8\)$", Q35_ACPI],
+        # OVMF's console writes that lone UART before ExitBootServices:
+        # tickvisor must not write those lines a second time.
+        reject=[r"no 16550 answers", r"^(tickvisor: .*)\n\1$"]),
     PlatformSuite("tcg-512m", megs=512, expect=[r"^tickvisor: memory: [45]\d\d MiB free"]),
     # RAM above 4 GiB in the memory map.
     PlatformSuite("tcg-6g", megs=6144, expect=[r"^tickvisor: memory: 6\d{3} MiB free"]),
@@ -908,11 +918,12 @@ def screen_colour(line):
     return (0xc0, 0xc0, 0xc0)
 
 
-def screen_mismatches(lines, font, w, pixels, height=16):
+def screen_mismatches(lines, font, w, pixels, height=16, first_row=0):
     """Pixels of the text region where the screen differs from `lines`
-    drawn with `font` (8 x height cells from the top left), at most 5."""
+    drawn with `font` (8 x height cells from the top left, from text row
+    first_row), at most 5."""
     bad = []
-    for row, line in enumerate(lines):
+    for row, line in enumerate(lines, first_row):
         fg = screen_colour(line)
         for col, ch in enumerate(line[:w // 8]):
             glyph = font[ord(ch) - 0x20] if 0x20 <= ord(ch) <= 0x7e else font[ord("?") - 0x20]
@@ -959,6 +970,43 @@ class ScreenSuite(PlatformSuite):
 
 
 SUITES.append(ScreenSuite("tcg-screen"))
+
+
+class NoSerialScreenSuite(Suite):
+    """A laptop (issue 21.3): no UART at all, serial=auto. tickvisor must
+    find no 16550 at COM1 and say so, and the screen is then all there
+    is: each of `lines` must be drawn on some text row of it. Without a
+    serial log the harness cannot see the final line; the screendump is
+    taken `screendump_after` seconds into the boot (a TCG boot reaches
+    its final line in about 4 s)."""
+
+    def __init__(self, name, lines):
+        import emu as emu_mod  # noqa: E402  (scripts/, on the path with guestcfg)
+        super().__init__(name, "log=info\nend=halt\n", emu="tcg",
+                         status=emu_mod.STATUS_NO_RESULT, timeout=180)
+        self.machine, self.debug_exit, self.uart = "q35", True, "none"
+        self.screen, self.screendump_after = True, 30
+        self.lines = lines
+
+    def checks(self, serial):
+        yield serial == "", "no serial output", f"{len(serial)} bytes"
+        shot = os.path.join(self.workdir, "screen.ppm")
+        if not os.path.exists(shot):
+            yield False, "screen shows the lines", "no screendump"
+            return
+        font = load_font(os.path.join(self.workdir, "..", "..", "gen", "font.h"))
+        w, h, pixels = read_ppm(shot)
+        for line in self.lines:
+            rows = [r for r in range(h // 16)
+                    if not screen_mismatches([line], font, w, pixels, first_row=r)]
+            yield bool(rows), f"screen shows: {line}", "on no text row of the screendump"
+
+
+SUITES.append(NoSerialScreenSuite("tcg-screen-nocom1", [
+    "tickvisor: serial: no 16550 at COM1 (0x3f8): the log is on the screen only "
+    "(serial=PORT names another)",
+    "tickvisor: error: no guest runs: VMX unavailable (reason above)",
+    "tickvisor: final status 1"]))
 
 
 # --- Issue 22.10: nested KVM (make test EMU=kvm) -----------------------------

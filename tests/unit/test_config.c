@@ -664,6 +664,45 @@ static void test_console(void **state)
 	assert_int_equal(cfg.opts.console, CONSOLE_SCREEN);
 }
 
+/* serial= (issue 21.3): global only; an I/O port names a 16550 by its
+ * base, whose eight registers must fit the 64 KiB I/O space. */
+static void test_serial(void **state)
+{
+	parse_ok("");
+	assert_int_equal(cfg.opts.serial, SERIAL_AUTO);
+	parse_ok("serial=none");
+	assert_int_equal(cfg.opts.serial, SERIAL_NONE);
+	assert_int_equal(cfg.opts.set, OPT_SET_SERIAL);
+	parse_ok("serial=0x2f8");
+	assert_int_equal(cfg.opts.serial, SERIAL_PORT);
+	assert_int_equal(cfg.opts.serial_port, 0x2f8);
+	parse_ok("serial=1016");
+	assert_int_equal(cfg.opts.serial_port, 0x3f8);
+	parse_ok("serial=0xFFF8");
+	assert_int_equal(cfg.opts.serial_port, 0xfff8);
+	parse_ok("serial=0x2f8\nserial=auto");
+	assert_int_equal(cfg.opts.serial, SERIAL_AUTO);
+	expect_err("serial=0xfff9", 1, "serial must be auto, none or an I/O port (0x3f8, "
+		   "0x2f8...), not '0xfff9'");
+	expect_err("serial=0", 1, "serial must be auto, none or an I/O port (0x3f8, "
+		   "0x2f8...), not '0'");
+	expect_err("serial=0x", 1, "serial must be auto, none or an I/O port (0x3f8, "
+		   "0x2f8...), not '0x'");
+	expect_err("serial=0x10000000000000003f8", 1, "serial must be auto, none or an I/O "
+		   "port (0x3f8, 0x2f8...), not '0x10000000000000003f8'");
+	expect_err("serial=com2", 1, "serial must be auto, none or an I/O port (0x3f8, "
+		   "0x2f8...), not 'com2'");
+	expect_err("serial=mmio:0xfe000000", 1, "serial=mmio: MMIO UARTs are not supported; "
+		   "use auto, none or an I/O port, not 'mmio:0xfe000000'");
+	expect_err("guest a img serial=none", 1,
+		   "serial= is tickvisor's: a global option, not a guest's: 'serial'");
+	parse_ok("serial=none\n");
+	assert_int_equal(load("x serial=0x2e8"), 0);
+	config_resolve(&cfg, &lo, lo_lvl, lo_trace, lo_lvl_set);
+	assert_int_equal(cfg.opts.serial, SERIAL_PORT);
+	assert_int_equal(cfg.opts.serial_port, 0x2e8);
+}
+
 /* --- load options ------------------------------------------------------ */
 
 static void test_load_options(void **state)
@@ -1027,6 +1066,7 @@ int main(void)
 		cmocka_unit_test(test_log_trace),
 		cmocka_unit_test(test_end),
 		cmocka_unit_test(test_console),
+		cmocka_unit_test(test_serial),
 		cmocka_unit_test(test_load_options),
 		cmocka_unit_test(test_errors_basic),
 		cmocka_unit_test(test_errors_limits),

@@ -18,6 +18,11 @@ static bool screen_off;         /* console=serial, or no screen to draw on */
 static struct spinlock log_lock;
 static bool defer;              /* guests run: queue tickvisor's own lines */
 static bool no_lock;            /* panicking: the holder may be the CPU that faulted */
+/* The lines printed before the configuration names the serial port,
+ * for a port chosen there (serial=): it then shows the whole log. */
+static char early[2048];
+static size_t early_len;
+static bool early_done;
 
 void log_panic(void)
 {
@@ -52,8 +57,26 @@ void log_set_screen(bool on)
 	screen_off = !on;
 }
 
+static void early_keep(const char *s, size_t n)
+{
+	if (early_done || early_len + n > sizeof(early))
+		return;                 /* what does not fit is only on the first port */
+	__builtin_memcpy(early + early_len, s, n);
+	early_len += n;
+}
+
+void log_serial_switched(bool replay)
+{
+	log_lock_take();
+	if (replay)
+		serial_write(early, early_len);
+	early_done = true;
+	log_lock_drop();
+}
+
 static void emit(const char *s, size_t n, bool raw)
 {
+	early_keep(s, n);
 	if (serial_off) {
 		/* the console hook reaches the UART itself */
 	} else if (raw) {

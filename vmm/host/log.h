@@ -34,6 +34,9 @@ void log_raw(const char *s, size_t n);
  * log_flush() send everything. */
 void log_defer(bool on);
 void log_flush(void);
+/* The serial port is settled (boot/efi_main.c, serial=): with replay,
+ * the lines printed so far are written to the new port first. */
+void log_serial_switched(bool replay);
 /* Panic: write without taking the lock, and without deferring. */
 void log_panic(void);
 

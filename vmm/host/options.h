@@ -39,6 +39,13 @@ enum console_sel {
 	CONSOLE_BOTH,           /* both, and say so where one is missing */
 };
 
+/* Which UART the log and the guests' COM1 bytes go to (serial=). */
+enum serial_sel {
+	SERIAL_AUTO,            /* ACPI SPCR's I/O UART, else COM1 if a UART answers, else none */
+	SERIAL_NONE,            /* no serial output after the configuration is read */
+	SERIAL_PORT,            /* the 16550 at serial_port */
+};
+
 enum log_level {
 	LOG_ERROR,
 	LOG_WARN,
@@ -76,6 +83,8 @@ struct tv_options {
 	bool if0_quirks;                /* IF=0 window and stop poll on every CPU, not only where probed */
 	enum end_mode end;              /* global only: how the run ends */
 	enum console_sel console;       /* global only: where the log goes */
+	enum serial_sel serial;         /* global only: which serial port */
+	uint16_t serial_port;           /* SERIAL_PORT's I/O base */
 	uint32_t set;                   /* OPT_SET_* bits */
 };
 
@@ -90,6 +99,7 @@ struct tv_options {
 #define OPT_SET_IF0_QUIRKS  BIT(8)
 #define OPT_SET_END         BIT(9)
 #define OPT_SET_CONSOLE     BIT(10)
+#define OPT_SET_SERIAL      BIT(11)
 
 /* housekeeping=auto: the lowest CPU that runs none of the guest's vCPUs. */
 #define HOUSEKEEPING_AUTO   (-1)

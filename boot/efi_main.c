@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include "boot/config.h"
 #include "boot/efi.h"
+#include "drivers/acpi.h"
 #include "drivers/fmt.h"
 #include "drivers/serial.h"
 #include "drivers/string.h"
@@ -207,38 +208,87 @@ static void read_config(EFI_HANDLE image, struct boot_info *bi)
 static bool conout_uart;        /* the firmware's console writes a UART */
 static bool com1;               /* a 16550 answers at 0x3f8 */
 
-static void apply_serial(const struct tv_options *o)
+/* Boot services map all memory 1:1. */
+static const void *map_identity(uint64_t phys, size_t len, void *ctx)
+{
+	(void)len;
+	(void)ctx;
+	return (const void *)(uintptr_t)phys;
+}
+
+/* serial=auto on a machine whose ACPI SPCR names its console UART: that
+ * port (and baud rate) when it is an I/O-port 16550, else 0 with a line
+ * that says why it is not used. */
+static uint16_t spcr_port(uint64_t rsdp, uint32_t *baud)
+{
+	static struct acpi_info a;
+	const struct acpi_gas *g = &a.spcr_base;
+
+	if (!rsdp || acpi_parse(&a, rsdp, map_identity, NULL, NULL, 0) || !a.has_spcr)
+		return 0;
+	if (a.spcr_type != ACPI_SPCR_16550 && a.spcr_type != ACPI_SPCR_16450 &&
+	    a.spcr_type != ACPI_SPCR_16550_GAS) {
+		pr_info("serial: ACPI SPCR names a UART of interface type %#x, not a 16550: "
+			"not used", a.spcr_type);
+		return 0;
+	}
+	if (g->space_id != ACPI_GAS_IO || !g->address || g->address > 0xfff8) {
+		pr_info("serial: ACPI SPCR names a 16550 at %#lx in address space %u; only I/O "
+			"ports are supported: not used", (unsigned long)g->address, g->space_id);
+		return 0;
+	}
+	*baud = a.spcr_baud;
+	return (uint16_t)g->address;
+}
+
+/* Moves the log to the 16550 at port (from serial= or the SPCR). */
+static void serial_move(uint16_t port, uint32_t baud, bool spcr)
 {
 	bool fw_writes;
 
-	if (o->serial != SERIAL_PORT)
+	if (!serial_probe(port))
+		pr_warn("serial: no 16550 answers at %#x (its scratch register keeps nothing); "
+			"writing to it regardless", port);
+	if (port != serial_port() || baud) {
+		/* The firmware's serial console is taken to be on the
+		 * first UART there is: COM1 if it answers, else this one.
+		 * Where it writes, its lines are there already. */
+		fw_writes = conout_uart && (port == SERIAL_COM1 ? com1 : !com1 && serial_probe(port));
+		log_flush();
+		serial_init_baud(port, baud);
+		log_set_serial(!fw_writes);
+		log_serial_switched(!fw_writes && port != SERIAL_COM1);
+	} else {
 		log_serial_switched(false);
+	}
+	if (spcr)
+		pr_info("serial: 16550 at %#x, %u baud (ACPI SPCR)", port, baud ? baud : 115200u);
+	else
+		pr_info("serial: 16550 at %#x, 115200 baud (serial=%#x)", port, port);
+}
+
+static void apply_serial(const struct tv_options *o, uint64_t rsdp)
+{
+	uint32_t baud = 0;
+	uint16_t port;
+
 	switch (o->serial) {
 	case SERIAL_NONE:
+		log_serial_switched(false);
 		if (serial_port())
 			pr_info("serial: off (serial=none): the log is on the screen only");
 		log_flush();
 		serial_init(0);
 		break;
 	case SERIAL_PORT:
-		if (!serial_probe(o->serial_port))
-			pr_warn("serial=%#x: no 16550 answers at that port (its scratch register "
-				"keeps nothing); writing to it regardless", o->serial_port);
-		if (o->serial_port != serial_port()) {
-			/* The firmware's serial console is taken to be on the
-			 * first UART there is: COM1 if it answers, else this
-			 * one. Where it writes, its lines are there already. */
-			fw_writes = conout_uart && !com1 && serial_probe(o->serial_port);
-			log_flush();
-			serial_init(o->serial_port);
-			log_set_serial(!fw_writes);
-			log_serial_switched(!fw_writes);
-		} else {
-			log_serial_switched(false);
-		}
-		pr_info("serial: 16550 at %#x (serial=%#x)", o->serial_port, o->serial_port);
+		serial_move(o->serial_port, 0, false);
 		break;
 	case SERIAL_AUTO:
+		if ((port = spcr_port(rsdp, &baud))) {
+			serial_move(port, baud, true);
+			break;
+		}
+		log_serial_switched(false);
 		if (!serial_port())
 			pr_info("serial: no 16550 at COM1 (0x3f8): the log is on the screen only "
 				"(serial=PORT names another)");
@@ -413,10 +463,10 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	record_image(image, bi);
 	efi_enum_cpus(bi);
 	read_config(image, bi);
-	apply_serial(&bi->cfg.opts);
+	bi->rsdp = efi_find_rsdp();
+	apply_serial(&bi->cfg.opts, bi->rsdp);
 	load_guests(image, bi);
 	efi_check_vmx(bi);
-	bi->rsdp = efi_find_rsdp();
 	bi->screen_none = efi_gop_screen(&bi->screen);
 	stack = alloc_pages(BSP_STACK_PAGES);
 	exit_boot_services(image, bi);

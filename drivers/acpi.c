@@ -490,6 +490,34 @@ static bool acpi_parse_fadt(struct acpi_walk *w, const uint8_t *t, uint32_t len)
 	return true;
 }
 
+/* --- SPCR ----------------------------------------------------------------- */
+
+/* The table is kept as found; whether tickvisor can drive that UART (an
+ * I/O-port 16550) is the caller's call, which it names. */
+static bool acpi_parse_spcr(struct acpi_walk *w, const uint8_t *t, uint32_t len)
+{
+	static const uint32_t bauds[8] = { [3] = 9600, [4] = 19200, [6] = 57600, [7] = 115200 };
+	struct acpi_info *out = w->out;
+	uint8_t baud;
+
+	if (len < ACPI_SPCR_LEN) {
+		acpi_note(out, "SPCR: too short (length %u < %u), table ignored",
+			  len, ACPI_SPCR_LEN);
+		return false;
+	}
+	baud = t[ACPI_SPCR_BAUD];
+	if (baud >= ARRAY_SIZE(bauds) || (baud && !bauds[baud])) {
+		acpi_note(out, "SPCR: baud rate code %u is not one the table defines, table "
+			  "ignored", baud);
+		return false;
+	}
+	out->has_spcr = true;
+	out->spcr_type = t[ACPI_SPCR_TYPE];
+	acpi_get_gas(&out->spcr_base, t + ACPI_SPCR_BASE);
+	out->spcr_baud = bauds[baud];
+	return true;
+}
+
 /* --- root table ------------------------------------------------------------ */
 
 struct acpi_table_ops {
@@ -503,6 +531,7 @@ static const struct acpi_table_ops acpi_tables[] = {
 	{ { 'A', 'P', 'I', 'C' }, "MADT", acpi_parse_madt },
 	{ { 'H', 'P', 'E', 'T' }, "HPET", acpi_parse_hpet },
 	{ { 'F', 'A', 'C', 'P' }, "FADT", acpi_parse_fadt },
+	{ { 'S', 'P', 'C', 'R' }, "SPCR", acpi_parse_spcr },
 };
 
 /* One root table entry: tables we do not use (DSDT, MCFG, SSDT...) are

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * ACPI table parser: RSDP -> XSDT/RSDT -> MADT, HPET, FADT. Pure C with no
+ * ACPI table parser: RSDP -> XSDT/RSDT -> MADT, HPET, FADT, SPCR. Pure C with no
  * privileged instructions and no output; it also runs in the host unit
  * tests. References are to ACPI 6.4 by section title, and to the IA-PC
  * HPET Specification 1.0a for the HPET table.
@@ -108,6 +108,20 @@ enum acpi_hpet_off {
 	ACPI_HPET_LEN           = 56,
 };
 
+/* Microsoft's "Serial Port Console Redirection Table" (SPCR, revision 1
+ * and later): the firmware's console UART, where a server has one. */
+enum acpi_spcr_off {
+	ACPI_SPCR_TYPE          = 36,   /* interface type (DBG2 serial subtypes) */
+	ACPI_SPCR_BASE          = 40,   /* GAS */
+	ACPI_SPCR_BAUD          = 58,   /* 0: as the firmware left it; 3, 4, 6, 7 */
+	ACPI_SPCR_LEN           = 80,
+};
+enum acpi_spcr_type {
+	ACPI_SPCR_16550         = 0x00, /* fully 16550-compatible */
+	ACPI_SPCR_16450         = 0x01, /* 16550 subset: no FIFO; polled output works */
+	ACPI_SPCR_16550_GAS     = 0x12, /* 16550-compatible, its registers by the GAS */
+};
+
 /* "Fixed ACPI Description Table (FADT)": older revisions are shorter,
  * so each field is used only when Length covers it. */
 enum acpi_fadt_off {
@@ -183,6 +197,12 @@ struct acpi_info {
 	bool reset_supported;           /* RESET_REG_SUP and the table has RESET_REG */
 	struct acpi_gas reset_reg;
 	uint8_t reset_value;
+
+	/* SPCR */
+	bool has_spcr;
+	uint8_t spcr_type;              /* enum acpi_spcr_type, or another type */
+	struct acpi_gas spcr_base;
+	uint32_t spcr_baud;             /* bits per second; 0: as the firmware set it */
 
 	/* Problems that did not stop parsing, e.g. "HPET: bad checksum,
 	 * table ignored"; notes past ACPI_MAX_NOTES are only counted. */

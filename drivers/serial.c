@@ -25,18 +25,26 @@ uint16_t serial_port(void)
 	return serial_base;
 }
 
-void serial_init(uint16_t base)
+void serial_init_baud(uint16_t base, uint32_t baud)
 {
+	/* The divisor latch divides 1.8432 MHz / 16 = 115200. */
+	uint32_t div = baud && baud <= 115200 ? 115200 / baud : 1;
+
 	serial_base = base;
 	if (!base)
 		return;
 	outb(base + UART_IER, 0);
 	outb(base + UART_LCR, UART_LCR_DLAB);
-	outb(base + UART_DLL, 1);            /* 115200 baud */
-	outb(base + UART_DLH, 0);
+	outb(base + UART_DLL, (uint8_t)div);
+	outb(base + UART_DLH, (uint8_t)(div >> 8));
 	outb(base + UART_LCR, UART_LCR_8N1);
 	outb(base + UART_FCR, UART_FCR_ENABLE_CLEAR);
 	outb(base + UART_MCR, UART_MCR_DTR_RTS_OUT2);
+}
+
+void serial_init(uint16_t base)
+{
+	serial_init_baud(base, 115200);
 }
 
 #define UART_FIFO_SIZE 16u

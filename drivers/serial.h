@@ -9,6 +9,8 @@
 
 /* Takes the 16550 at base for all output; 0: no serial output at all. */
 void serial_init(uint16_t base);
+/* The same at baud bits per second (0: 115200). */
+void serial_init_baud(uint16_t base, uint32_t baud);
 /* Whether a 16550 answers at base (its scratch register keeps a value). */
 bool serial_probe(uint16_t base);
 /* The port in use, 0 for none. */

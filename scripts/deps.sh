@@ -29,6 +29,7 @@ need=(
 	xz-utils:/usr/bin/xz
 	binutils:/usr/bin/objcopy
 	patch:/usr/bin/patch
+	acpica-tools:/usr/bin/iasl
 	console-setup-linux:/usr/share/consolefonts/Lat15-Terminus16.psf.gz
 )
 

@@ -210,7 +210,7 @@ def uart_args(uart, log):
 
 
 def qemu_cmd(img, workdir, cpus, megs, kvm, cdrom=False, machine="q35", screen=False,
-             debug_exit=True, uart="com1"):
+             debug_exit=True, uart="com1", acpi_tables=()):
     # A GRUB ISO (native baseline) boots with SeaBIOS, an ESP with OVMF.
     # machine: QEMU's -machine value, the platform shape (q35, pc,
     # q35,hpet=off: PLATFORM.md). screen: a VGA (OVMF gives it a GOP) and a
@@ -236,6 +236,10 @@ def qemu_cmd(img, workdir, cpus, megs, kvm, cdrom=False, machine="q35", screen=F
     # run ends by tickvisor's ACPI S5 power-off (issue 22.7).
     if debug_exit:
         cmd += ["-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
+    # acpi_tables: compiled tables (.aml) QEMU adds to its own, e.g. an
+    # SPCR (tests/data/acpi/spcr-com2.asl).
+    for t in acpi_tables:
+        cmd += ["-acpitable", f"file={t}"]
     if screen:
         cmd += ["-vga", "std"]
     if kvm:
@@ -289,7 +293,7 @@ def make_native_iso(elf, cmdline, out):
 
 def emulator_command(img, emu, workdir, cpus=1, megs=1024, model=DEFAULT_MODEL,
                      need_kvm=True, msrs=None, machine="q35", screen=False, debug_exit=True,
-                     uart="com1"):
+                     uart="com1", acpi_tables=()):
     """The command that boots img in emu (writing Bochs's bochsrc into
     workdir). need_kvm=False skips the /dev/kvm check (--dry-run);
     machine is QEMU's -machine (Bochs has one)."""
@@ -301,7 +305,8 @@ def emulator_command(img, emu, workdir, cpus=1, megs=1024, model=DEFAULT_MODEL,
     if emu in ("bochs", "native"):
         return bochs_cmd(img, workdir, cpus, megs, model, native=emu == "native", msrs=msrs)
     return qemu_cmd(img, workdir, cpus, megs, emu != "tcg", cdrom=emu == "native-kvm",
-                    machine=machine, screen=screen, debug_exit=debug_exit, uart=uart)
+                    machine=machine, screen=screen, debug_exit=debug_exit, uart=uart,
+                    acpi_tables=acpi_tables)
 
 
 def dry_run(img, emu, workdir, cpus=1, megs=1024, model=DEFAULT_MODEL):
@@ -343,7 +348,7 @@ def dry_run(img, emu, workdir, cpus=1, megs=1024, model=DEFAULT_MODEL):
 
 def run(img, emu, cpus=1, megs=1024, timeout=300, workdir=None, echo=False,
         model=DEFAULT_MODEL, quiet=False, msrs=None, machine="q35", screendump=None,
-        debug_exit=True, uart="com1", screendump_after=None):
+        debug_exit=True, uart="com1", screendump_after=None, acpi_tables=()):
     """Boot img; returns (status, serial_text, workdir). emu "native" boots
     a GRUB ISO (make_native_iso) in Bochs without tickvisor. screendump
     (QEMU only): the screen is saved there as PPM once the final status
@@ -360,7 +365,8 @@ def run(img, emu, cpus=1, megs=1024, timeout=300, workdir=None, echo=False,
             os.unlink(os.path.join(workdir, name))
     final_re = NATIVE_FINAL_RE if emu.startswith("native") else FINAL_RE
     cmd = emulator_command(img, emu, workdir, cpus, megs, model, msrs=msrs, machine=machine,
-                           screen=bool(screendump), debug_exit=debug_exit, uart=uart)
+                           screen=bool(screendump), debug_exit=debug_exit, uart=uart,
+                           acpi_tables=acpi_tables)
     def on_final():
         time.sleep(1)   # the screen is drawn after the serial line
         take_screendump(os.path.join(workdir, "monitor.sock"), screendump)

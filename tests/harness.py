@@ -402,6 +402,15 @@ def check_guest(res, suite, name, expect_status, got):
                           getattr(suite, "aliases", ())))
 
 
+def compile_acpi(name, work):
+    """tests/data/acpi/NAME.asl compiled by iasl (acpica-tools) into the
+    suite's work folder; the .aml path."""
+    src = os.path.join(ROOT, "tests", "data", "acpi", name + ".asl")
+    out = os.path.join(work, name)
+    subprocess.run(["iasl", "-p", out, src], check=True, stdout=subprocess.DEVNULL)
+    return out + ".aml"
+
+
 def run_suite(build, suite):
     if isinstance(suite, suites.RunnerCheck):
         return run_command(build, suite)
@@ -417,12 +426,17 @@ def run_suite(build, suite):
     shot = os.path.join(work, "screen.ppm") if getattr(suite, "screen", False) else None
     if shot and os.path.exists(shot):
         os.unlink(shot)
+    try:
+        tables = [compile_acpi(t, work) for t in getattr(suite, "acpi_tables", ())]
+    except (subprocess.CalledProcessError, OSError) as e:
+        return suite, None, f"harness: cannot compile the suite's ACPI table: {e}\n", work, 0.0
     status, serial, _ = emu.run(img, suite.emu, cpus=suite.cpus, megs=suite.megs,
                                 timeout=suite.timeout, workdir=work, quiet=True,
                                 model=suite.model, machine=getattr(suite, "machine", "q35"),
                                 screendump=shot, debug_exit=getattr(suite, "debug_exit", True),
                                 uart=getattr(suite, "uart", "com1"),
-                                screendump_after=getattr(suite, "screendump_after", None))
+                                screendump_after=getattr(suite, "screendump_after", None),
+                                acpi_tables=tables)
     return suite, status, serial, work, time.monotonic() - t0
 
 

@@ -786,12 +786,13 @@ class PlatformSuite(Suite):
     issue 22.3: TCG's 2.6 GHz TSC gave TSC / 3 rounded down)."""
 
     def __init__(self, name, machine="q35", cpus=1, megs=1024, expect=(), reject=(),
-                 debug_exit=True, uart="com1", config="log=info\n"):
+                 debug_exit=True, uart="com1", config="log=info\n", acpi_tables=()):
         super().__init__(name, config, emu="tcg", cpus=cpus, megs=megs, status=1,
                          timeout=180, expect=list(expect) + REFUSAL, reject=reject)
         self.machine = machine
         self.debug_exit = debug_exit
         self.uart = uart
+        self.acpi_tables = acpi_tables
 
     def checks(self, serial):
         tsc, apic = TSC_RE.search(serial), APIC_HZ_RE.search(serial)
@@ -852,9 +853,16 @@ PLATFORM_SUITES = [
     # line (printed before the configuration named the port).
     PlatformSuite("tcg-com2", uart="com2", config="log=info\nserial=0x2f8\n", expect=[
         r"^tickvisor: tickvisor \S+ \(git \S+\), BSD-2-Clause$",
-        r"^tickvisor: serial: 16550 at 0x2f8 \(serial=0x2f8\)$", Q35_ACPI],
+        r"^tickvisor: serial: 16550 at 0x2f8, 115200 baud \(serial=0x2f8\)$", Q35_ACPI],
         # OVMF's console writes that lone UART before ExitBootServices:
         # tickvisor must not write those lines a second time.
+        reject=[r"no 16550 answers", r"^(tickvisor: .*)\n\1$"]),
+    # ... and the same server telling its console by ACPI SPCR: the
+    # default serial=auto takes it (baud rate and all).
+    PlatformSuite("tcg-spcr", uart="com2", acpi_tables=("spcr-com2",), expect=[
+        r"^tickvisor: tickvisor \S+ \(git \S+\), BSD-2-Clause$",
+        r"^tickvisor: serial: 16550 at 0x2f8, 115200 baud \(ACPI SPCR\)$",
+        r"^tickvisor: ACPI: RSDP rev 2 \(BOCHS \), MADT, HPET, FADT, I/O APIC, SPCR$"],
         reject=[r"no 16550 answers", r"^(tickvisor: .*)\n\1$"]),
     PlatformSuite("tcg-512m", megs=512, expect=[r"^tickvisor: memory: [45]\d\d MiB free"]),
     # RAM above 4 GiB in the memory map.

@@ -1076,6 +1076,65 @@ static void test_hpet_not_memory(void **state)
 	assert_string_equal(a.notes[0], "HPET: base 0xfed00000 in address space 1, table ignored");
 }
 
+/* --- SPCR ------------------------------------------------------------------- */
+
+/* Microsoft's SPCR layout: interface type at 36, the UART's GAS at 40,
+ * the baud rate code at 58, 80 bytes in all (revision 1). */
+static void spcr_init(struct tb *t, uint8_t type, uint8_t space, uint64_t addr, uint8_t baud,
+		      uint32_t len)
+{
+	tb_init(t, "SPCR", 1);
+	t->len = len;
+	t->d[ACPI_SPCR_TYPE] = type;
+	gas_at(t->d + ACPI_SPCR_BASE, space, 8, 0, addr);
+	t->d[ACPI_SPCR_BAUD] = baud;
+}
+
+static void parse_spcr(struct tmem *m, struct tb *t, struct acpi_info *a)
+{
+	char err[ERR_LEN];
+	uint64_t spcr = tb_put(m, t);
+	uint64_t rsdp = rsdp_put(m, 2, 0, root_put(m, true, &spcr, 1));
+
+	assert_int_equal(parse(m, rsdp, a, err), 0);
+}
+
+static void test_spcr(void **state)
+{
+	struct tmem *m = *state;
+	struct acpi_info a;
+	struct tb t;
+
+	spcr_init(&t, ACPI_SPCR_16550, ACPI_GAS_IO, 0x2f8, 7, ACPI_SPCR_LEN);
+	parse_spcr(m, &t, &a);
+	assert_true(a.has_spcr);
+	assert_int_equal(a.spcr_type, ACPI_SPCR_16550);
+	assert_int_equal(a.spcr_base.space_id, ACPI_GAS_IO);
+	assert_int_equal(a.spcr_base.address, 0x2f8);
+	assert_int_equal(a.spcr_baud, 115200);
+
+	/* 0: the rate the firmware left; 9600 is code 3 */
+	spcr_init(&t, ACPI_SPCR_16550_GAS, ACPI_GAS_MEMORY, 0xfe030000, 0, ACPI_SPCR_LEN);
+	parse_spcr(m, &t, &a);
+	assert_true(a.has_spcr);
+	assert_int_equal(a.spcr_baud, 0);
+	assert_int_equal(a.spcr_base.space_id, ACPI_GAS_MEMORY);
+	spcr_init(&t, ACPI_SPCR_16550, ACPI_GAS_IO, 0x3f8, 3, ACPI_SPCR_LEN);
+	parse_spcr(m, &t, &a);
+	assert_int_equal(a.spcr_baud, 9600);
+
+	/* codes 1, 2 and 5 are reserved; a short table is dropped */
+	spcr_init(&t, ACPI_SPCR_16550, ACPI_GAS_IO, 0x3f8, 5, ACPI_SPCR_LEN);
+	parse_spcr(m, &t, &a);
+	assert_false(a.has_spcr);
+	assert_string_equal(a.notes[0], "SPCR: baud rate code 5 is not one the table defines, "
+			    "table ignored");
+	spcr_init(&t, ACPI_SPCR_16550, ACPI_GAS_IO, 0x3f8, 7, 79);
+	parse_spcr(m, &t, &a);
+	assert_false(a.has_spcr);
+	assert_string_equal(a.notes[0], "SPCR: too short (length 79 < 80), table ignored");
+}
+
 /* --- FADT ------------------------------------------------------------------- */
 
 static void parse_fadt(struct tmem *m, struct tb *t, struct acpi_info *a)
@@ -1339,6 +1398,7 @@ int main(void)
 		T(test_madt_x2apic_beyond_255),
 		T(test_madt_lapic_override_and_ioapics),
 		T(test_hpet_not_memory),
+		T(test_spcr),
 		T(test_fadt_rev1_short),
 		T(test_fadt_x_fields),
 		T(test_fadt_hw_reduced),

@@ -34,9 +34,10 @@ static void acpi_init(const struct boot_info *bi)
 		pr_warn("ACPI: %s: tables ignored", err);
 		return;
 	}
-	pr_info("ACPI: RSDP rev %u (%s)%s%s%s%s", a->rsdp_revision, a->oem_id,
+	pr_info("ACPI: RSDP rev %u (%s)%s%s%s%s%s", a->rsdp_revision, a->oem_id,
 		a->has_madt ? ", MADT" : "", a->has_hpet ? ", HPET" : "",
-		a->has_fadt ? ", FADT" : "", a->has_ioapic ? ", I/O APIC" : "");
+		a->has_fadt ? ", FADT" : "", a->has_ioapic ? ", I/O APIC" : "",
+		a->has_spcr ? ", SPCR" : "");
 	for (uint32_t i = 0; i < a->nnotes; i++)
 		pr_warn("ACPI: %s", a->notes[i]);
 	if (a->has_madt)

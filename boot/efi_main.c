@@ -237,6 +237,11 @@ static uint16_t spcr_port(uint64_t rsdp, uint32_t *baud)
 			"ports are supported: not used", (unsigned long)g->address, g->space_id);
 		return 0;
 	}
+	if (!serial_probe((uint16_t)g->address)) {
+		pr_info("serial: ACPI SPCR names a 16550 at %#lx, but none answers there: not used",
+			(unsigned long)g->address);
+		return 0;
+	}
 	*baud = a.spcr_baud;
 	return (uint16_t)g->address;
 }

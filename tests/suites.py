@@ -864,6 +864,11 @@ PLATFORM_SUITES = [
         r"^tickvisor: serial: 16550 at 0x2f8, 115200 baud \(ACPI SPCR\)$",
         r"^tickvisor: ACPI: RSDP rev 2 \(BOCHS \), MADT, HPET, FADT, I/O APIC, SPCR$"],
         reject=[r"no 16550 answers", r"^(tickvisor: .*)\n\1$"]),
+    # An SPCR naming a UART that is not there (COM2 absent, COM1 present):
+    # reported and ignored, the log stays on COM1.
+    PlatformSuite("tcg-spcr-nothing", acpi_tables=("spcr-com2",), expect=[
+        r"^tickvisor: serial: ACPI SPCR names a 16550 at 0x2f8, but none answers there: "
+        r"not used$"], reject=[r"^tickvisor: serial: 16550 at"]),
     PlatformSuite("tcg-512m", megs=512, expect=[r"^tickvisor: memory: [45]\d\d MiB free"]),
     # RAM above 4 GiB in the memory map.
     PlatformSuite("tcg-6g", megs=6144, expect=[r"^tickvisor: memory: 6\d{3} MiB free"]),

@@ -208,14 +208,6 @@ static void read_config(EFI_HANDLE image, struct boot_info *bi)
 static bool conout_uart;        /* the firmware's console writes a UART */
 static bool com1;               /* a 16550 answers at 0x3f8 */
 
-/* Boot services map all memory 1:1. */
-static const void *map_identity(uint64_t phys, size_t len, void *ctx)
-{
-	(void)len;
-	(void)ctx;
-	return (const void *)(uintptr_t)phys;
-}
-
 /* serial=auto on a machine whose ACPI SPCR names its console UART: that
  * port (and baud rate) when it is an I/O-port 16550, else 0 with a line
  * that says why it is not used. */
@@ -224,7 +216,7 @@ static uint16_t spcr_port(uint64_t rsdp, uint32_t *baud)
 	static struct acpi_info a;
 	const struct acpi_gas *g = &a.spcr_base;
 
-	if (!rsdp || acpi_parse(&a, rsdp, map_identity, NULL, NULL, 0) || !a.has_spcr)
+	if (!rsdp || acpi_parse(&a, rsdp, acpi_map_identity, NULL, NULL, 0) || !a.has_spcr)
 		return 0;
 	if (a.spcr_type != ACPI_SPCR_16550 && a.spcr_type != ACPI_SPCR_16450 &&
 	    a.spcr_type != ACPI_SPCR_16550_GAS) {
@@ -249,22 +241,22 @@ static uint16_t spcr_port(uint64_t rsdp, uint32_t *baud)
 /* Moves the log to the 16550 at port (from serial= or the SPCR). */
 static void serial_move(uint16_t port, uint32_t baud, bool spcr)
 {
-	bool fw_writes;
+	bool answers = serial_probe(port), fw_writes;
 
-	if (!serial_probe(port))
+	if (!answers)
 		pr_warn("serial: no 16550 answers at %#x (its scratch register keeps nothing); "
 			"writing to it regardless", port);
 	if (port != serial_port() || baud) {
 		/* The firmware's serial console is taken to be on the
 		 * first UART there is: COM1 if it answers, else this one.
 		 * Where it writes, its lines are there already. */
-		fw_writes = conout_uart && (port == SERIAL_COM1 ? com1 : !com1 && serial_probe(port));
+		fw_writes = conout_uart && (port == SERIAL_COM1 ? com1 : !com1 && answers);
 		log_flush();
 		serial_init_baud(port, baud);
 		log_set_serial(!fw_writes);
-		log_serial_switched(!fw_writes && port != SERIAL_COM1);
-	} else {
-		log_serial_switched(false);
+		/* Before the line below, which would be repeated too. */
+		if (!fw_writes && port != SERIAL_COM1)
+			log_serial_switched(true);
 	}
 	if (spcr)
 		pr_info("serial: 16550 at %#x, %u baud (ACPI SPCR)", port, baud ? baud : 115200u);
@@ -279,7 +271,6 @@ static void apply_serial(const struct tv_options *o, uint64_t rsdp)
 
 	switch (o->serial) {
 	case SERIAL_NONE:
-		log_serial_switched(false);
 		if (serial_port())
 			pr_info("serial: off (serial=none): the log is on the screen only");
 		log_flush();
@@ -293,12 +284,12 @@ static void apply_serial(const struct tv_options *o, uint64_t rsdp)
 			serial_move(port, baud, true);
 			break;
 		}
-		log_serial_switched(false);
 		if (!serial_port())
 			pr_info("serial: no 16550 at COM1 (0x3f8): the log is on the screen only "
 				"(serial=PORT names another)");
 		break;
 	}
+	log_serial_switched(false);     /* the port is settled: no more lines kept */
 }
 
 /* Guest paths are relative to the config file's folder unless absolute;

@@ -590,6 +590,13 @@ static bool acpi_walk_root(struct acpi_walk *w, uint64_t phys, bool xsdt)
 	return true;
 }
 
+const void *acpi_map_identity(uint64_t phys, size_t len, void *ctx)
+{
+	(void)len;
+	(void)ctx;
+	return phys ? (const void *)(uintptr_t)phys : NULL;
+}
+
 int acpi_parse(struct acpi_info *out, uint64_t rsdp_phys, acpi_map_fn map, void *ctx,
 	       char *err, size_t errlen)
 {

@@ -234,4 +234,8 @@ typedef const void *(*acpi_map_fn)(uint64_t phys, size_t len, void *ctx);
 int acpi_parse(struct acpi_info *out, uint64_t rsdp_phys, acpi_map_fn map, void *ctx,
 	       char *err, size_t errlen);
 
+/* The map where physical memory is mapped 1:1: the hypervisor's own page
+ * tables (below map_top) and UEFI boot services alike. */
+const void *acpi_map_identity(uint64_t phys, size_t len, void *ctx);
+
 #endif

@@ -950,6 +950,17 @@ def screen_mismatches(lines, font, w, pixels, height=16, first_row=0):
     return bad
 
 
+def screendump(suite):
+    """(font, width, height, pixels) of the suite's screendump
+    (build/test/NAME/screen.ppm) and the font it should be drawn in, or
+    None when QEMU left no screendump."""
+    shot = os.path.join(suite.workdir, "screen.ppm")
+    if not os.path.exists(shot):
+        return None
+    font = load_font(os.path.join(suite.workdir, "..", "..", "gen", "font.h"))
+    return (font, *read_ppm(shot))
+
+
 class ScreenSuite(PlatformSuite):
     """QEMU TCG with its standard VGA (OVMF's GOP, 32 bpp): tickvisor must
     draw on the screen exactly the lines it printed on the serial port,
@@ -971,12 +982,11 @@ class ScreenSuite(PlatformSuite):
                 lines.append(line)
             if line.startswith("tickvisor: final status"):
                 break
-        shot = os.path.join(self.workdir, "screen.ppm")
-        if not os.path.exists(shot):
+        shot = screendump(self)
+        if not shot:
             yield False, "screen shows the serial lines", "no screendump"
             return
-        font = load_font(os.path.join(self.workdir, "..", "..", "gen", "font.h"))
-        w, h, pixels = read_ppm(shot)
+        font, w, _, pixels = shot
         bad = screen_mismatches(lines, font, w, pixels)
         yield not bad and len(lines) > 10, "screen shows the serial lines", \
             f"{len(lines)} lines compared: " + "; ".join(bad)
@@ -1003,12 +1013,11 @@ class NoSerialScreenSuite(Suite):
 
     def checks(self, serial):
         yield serial == "", "no serial output", f"{len(serial)} bytes"
-        shot = os.path.join(self.workdir, "screen.ppm")
-        if not os.path.exists(shot):
+        shot = screendump(self)
+        if not shot:
             yield False, "screen shows the lines", "no screendump"
             return
-        font = load_font(os.path.join(self.workdir, "..", "..", "gen", "font.h"))
-        w, h, pixels = read_ppm(shot)
+        font, w, h, pixels = shot
         for line in self.lines:
             rows = [r for r in range(h // 16)
                     if not screen_mismatches([line], font, w, pixels, first_row=r)]

@@ -68,7 +68,7 @@ static void early_keep(const char *s, size_t n)
 void log_serial_switched(bool replay)
 {
 	log_lock_take();
-	if (replay)
+	if (replay && !early_done)
 		serial_write(early, early_len);
 	early_done = true;
 	log_lock_drop();

@@ -14,12 +14,6 @@
 
 struct platform platform;
 
-static const void *acpi_map_identity(uint64_t phys, size_t len, void *ctx)
-{
-	/* The host identity map covers all physical memory below map_top. */
-	return phys ? (const void *)phys : NULL;
-}
-
 static void acpi_init(const struct boot_info *bi)
 {
 	struct acpi_info *a = &platform.acpi;

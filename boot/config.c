@@ -116,6 +116,7 @@ void config_defaults(struct tv_config *c)
 	memset(c, 0, sizeof(*c));
 	options_default(&c->opts);
 	c->log_level = LOG_INFO;
+	c->inject.adjust_cpu = c->inject.warp_cpu = -1;
 }
 
 static int set_bool(bool *b, const char *v)
@@ -374,6 +375,8 @@ static int guest_kv(struct cfg_ctx *x, struct guest_spec *g, char *tok)
 		return cfg_error(x, "console= is tickvisor's: a global option, not a guest's:", tok);
 	if (!strcmp(key, "serial"))
 		return cfg_error(x, "serial= is tickvisor's: a global option, not a guest's:", tok);
+	if (!strcmp(key, "inject"))
+		return cfg_error(x, "inject= is tickvisor's: a global option, not a guest's:", tok);
 	if ((r = parse_option(x, &g->opts, key, val)) <= 0)
 		return r;
 	if (!strcmp(key, "mem")) {
@@ -457,6 +460,40 @@ static int parse_guest(struct cfg_ctx *x, struct tv_config *c, char **tok, unsig
 	return 0;
 }
 
+/* CPU:CYCLES of inject=tsc-adjust: and tsc-warp: (CYCLES may be negative). */
+static int parse_inject_tsc(struct cfg_ctx *x, char *arg, int32_t *cpu, int64_t *cycles)
+{
+	char *colon = strchr(arg, ':'), *num;
+	uint64_t n, c;
+
+	if (!colon)
+		return cfg_error(x, "inject=tsc-adjust and tsc-warp take CPU:CYCLES, not", arg);
+	*colon = 0;
+	num = colon + 1;
+	if (!parse_u64(arg, &n, false) || n == 0 || n >= TV_MAX_CPUS)
+		return cfg_error(x, "inject: the CPU must be an AP, 1..63, not", arg);
+	if (!parse_u64(num + (*num == '-'), &c, false) || !c || c > (1ull << 62))
+		return cfg_error(x, "inject: CYCLES must be a non-zero count of TSC cycles, not", num);
+	*cpu = (int32_t)n;
+	*cycles = *num == '-' ? -(int64_t)c : (int64_t)c;
+	return 0;
+}
+
+/* inject=hpet-stuck|tsc-adjust:CPU:CYCLES|tsc-warp:CPU:CYCLES (struct tv_inject). */
+static int parse_inject(struct cfg_ctx *x, struct tv_inject *in, char *val)
+{
+	if (!strcmp(val, "hpet-stuck")) {
+		in->hpet_stuck = true;
+		return 0;
+	}
+	if (!strncmp(val, "tsc-adjust:", 11))
+		return parse_inject_tsc(x, val + 11, &in->adjust_cpu, &in->adjust);
+	if (!strncmp(val, "tsc-warp:", 9))
+		return parse_inject_tsc(x, val + 9, &in->warp_cpu, &in->warp);
+	return cfg_error(x, "inject must be hpet-stuck, tsc-adjust:CPU:CYCLES or "
+			 "tsc-warp:CPU:CYCLES, not", val);
+}
+
 static int parse_global(struct cfg_ctx *x, struct tv_config *c, char *tok)
 {
 	char *val;
@@ -466,6 +503,8 @@ static int parse_global(struct cfg_ctx *x, struct tv_config *c, char *tok)
 		return -1;
 	if (!strcmp(tok, "log"))
 		return parse_log(x, &c->log_level, &c->trace_mask, val);
+	if (!strcmp(tok, "inject"))
+		return parse_inject(x, &c->inject, val);
 	if ((r = parse_option(x, &c->opts, tok, val)) <= 0)
 		return r;
 	return cfg_error(x, "unknown option", tok);

@@ -39,6 +39,11 @@ void hpet_enable(const struct hpet *h)
 	hpet_wr(h, HPET_GEN_CONF, (conf & ~HPET_CONF_LEG_RT) | HPET_CONF_ENABLE);
 }
 
+void hpet_halt(const struct hpet *h)
+{
+	hpet_wr(h, HPET_GEN_CONF, hpet_rd(h, HPET_GEN_CONF) & ~HPET_CONF_ENABLE);
+}
+
 uint64_t hpet_read_counter(const struct hpet *h)
 {
 	if (h->counter_64)

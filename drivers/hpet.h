@@ -57,6 +57,8 @@ struct hpet {
 bool hpet_probe(struct hpet *h, uint64_t base);
 /* Starts the main counter (it is stopped after reset). */
 void hpet_enable(const struct hpet *h);
+/* The main counter stops (GEN_CONF.ENABLE clear), as a chipset may leave it. */
+void hpet_halt(const struct hpet *h);
 uint64_t hpet_read_counter(const struct hpet *h);
 uint64_t hpet_comparator_caps(const struct hpet *h, unsigned n);
 /* Width of comparator n's match, in bits: 64 only when both the main

@@ -705,6 +705,34 @@ static void test_serial(void **state)
 	assert_int_equal(cfg.opts.serial_port, 0x2e8);
 }
 
+/* inject= (issue 22.4): global only, for tickvisor's own tests; each
+ * fault on its own key, CPU an AP, CYCLES non-zero and may be negative. */
+static void test_inject(void **state)
+{
+	parse_ok("");
+	assert_false(cfg.inject.hpet_stuck);
+	assert_int_equal(cfg.inject.adjust_cpu, -1);
+	assert_int_equal(cfg.inject.warp_cpu, -1);
+	parse_ok("inject=hpet-stuck inject=tsc-adjust:1:-5000\ninject=tsc-warp:3:1048576");
+	assert_true(cfg.inject.hpet_stuck);
+	assert_int_equal(cfg.inject.adjust_cpu, 1);
+	assert_int_equal(cfg.inject.adjust, -5000);
+	assert_int_equal(cfg.inject.warp_cpu, 3);
+	assert_int_equal(cfg.inject.warp, 0x100000);
+	expect_err("inject=hpet", 1, "inject must be hpet-stuck, tsc-adjust:CPU:CYCLES or "
+		   "tsc-warp:CPU:CYCLES, not 'hpet'");
+	expect_err("inject=tsc-warp:2", 1,
+		   "inject=tsc-adjust and tsc-warp take CPU:CYCLES, not '2'");
+	expect_err("inject=tsc-warp:0:100", 1, "inject: the CPU must be an AP, 1..63, not '0'");
+	expect_err("inject=tsc-adjust:64:100", 1, "inject: the CPU must be an AP, 1..63, not '64'");
+	expect_err("inject=tsc-adjust:1:0", 1,
+		   "inject: CYCLES must be a non-zero count of TSC cycles, not '0'");
+	expect_err("inject=tsc-adjust:1:-", 1,
+		   "inject: CYCLES must be a non-zero count of TSC cycles, not '-'");
+	expect_err("guest a img inject=hpet-stuck", 1,
+		   "inject= is tickvisor's: a global option, not a guest's: 'inject'");
+}
+
 /* --- load options ------------------------------------------------------ */
 
 static void test_load_options(void **state)
@@ -1069,6 +1097,7 @@ int main(void)
 		cmocka_unit_test(test_end),
 		cmocka_unit_test(test_console),
 		cmocka_unit_test(test_serial),
+		cmocka_unit_test(test_inject),
 		cmocka_unit_test(test_load_options),
 		cmocka_unit_test(test_errors_basic),
 		cmocka_unit_test(test_errors_limits),

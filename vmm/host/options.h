@@ -127,8 +127,22 @@ struct guest_spec {
 	unsigned cfg_line;              /* where it was defined, for messages */
 };
 
+/*
+ * inject= (global; for tickvisor's own tests, docs/usage.md): a fault a
+ * firmware or chipset may leave, put in place before tickvisor looks, so
+ * that the code that must notice it runs on an emulator that has none.
+ */
+struct tv_inject {
+	bool hpet_stuck;                /* HPET main counter left halted */
+	int32_t adjust_cpu;             /* IA32_TSC_ADJUST = adjust there first; -1: none */
+	int64_t adjust;
+	int32_t warp_cpu;               /* ... after tickvisor's check; -1: none */
+	int64_t warp;
+};
+
 struct tv_config {
 	struct tv_options opts;         /* global options */
+	struct tv_inject inject;
 	enum log_level log_level;
 	uint32_t trace_mask;            /* BIT(TRACE_*) traced, with LOG_TRACE only */
 	uint32_t nguests;

@@ -67,7 +67,7 @@ static void cpus_init(const struct boot_info *bi)
 			TV_MAX_CPUS);
 }
 
-static void hpet_init(void)
+static void hpet_init(const struct boot_info *bi)
 {
 	uint64_t base = platform.acpi.has_hpet ? platform.acpi.hpet_addr : HPET_DEFAULT_BASE;
 
@@ -77,6 +77,10 @@ static void hpet_init(void)
 		return;
 	}
 	hpet_enable(&platform.hpet);
+	if (bi->cfg.inject.hpet_stuck) {
+		hpet_halt(&platform.hpet);
+		pr_warn("inject=hpet-stuck: the HPET's main counter is left halted");
+	}
 	platform.has_hpet = true;
 	pr_info("HPET: %#lx (%s), %lu Hz, %u comparators, %u-bit counter, vendor %#x",
 		(unsigned long)base, platform.hpet_found_by, (unsigned long)platform.hpet.freq_hz,
@@ -100,19 +104,48 @@ static void pmtimer_init(void)
 			platform.acpi.pm_tmr_port ? "FADT" : "PIIX4 PM base");
 }
 
+/* A reference clock tsc_calibrate() gave up on is not used at all: the
+ * HPET is then no timer backend either (issue 22.4). */
+static void tsc_report_rejected(const struct tsc_info *t)
+{
+	for (unsigned i = 0; i < t->nrejected; i++) {
+		bool hpet = !strcmp(t->rejected[i], "HPET");
+		const char *also = hpet ? ", neither as a clock nor as a timer" : "";
+
+		if (t->rejected_hz[i])
+			pr_warn("TSC: the %s %s (%lu Hz): not used%s", t->rejected[i],
+				t->rejected_why[i], (unsigned long)t->rejected_hz[i], also);
+		else
+			pr_warn("TSC: the %s %s: not used%s", t->rejected[i], t->rejected_why[i],
+				also);
+		if (hpet)
+			platform.has_hpet = false;
+		else
+			platform.has_pmtimer = false;
+	}
+}
+
 static void tsc_init(void)
 {
 	struct tsc_info *t = &platform.tsc;
 
 	if (!tsc_calibrate(t, platform.has_hpet ? &platform.hpet : NULL,
-			   platform.has_pmtimer ? &platform.pmtimer : NULL))
-		panic("cannot determine the TSC frequency: no HPET, no ACPI PM timer "
-		      "and no CPUID 0x15/0x16");
+			   platform.has_pmtimer ? &platform.pmtimer : NULL)) {
+		tsc_report_rejected(t);
+		panic("cannot determine the TSC frequency: no HPET or ACPI PM timer that "
+		      "counts, and no CPUID 0x15/0x16");
+	}
+	tsc_report_rejected(t);
+	if (!t->trusted)
+		pr_warn("TSC: no reference clock measured it: %lu Hz taken on trust from %s "
+			"(after %lu ms of trying)", (unsigned long)t->hz, t->source,
+			(unsigned long)(t->cycles / (t->hz / 1000)));
 	pr_info("TSC: %lu Hz from %s%s", (unsigned long)t->hz, t->source,
 		t->invariant ? ", invariant" : ", not invariant");
 	if (t->measured_hz)
-		pr_info("TSC: measured %lu Hz against the %s", (unsigned long)t->measured_hz,
-			t->measured_by);
+		pr_info("TSC: measured %lu Hz against the %s (calibration took %lu ms)",
+			(unsigned long)t->measured_hz, t->measured_by,
+			(unsigned long)(t->cycles / (t->hz / 1000)));
 	if (t->cpuid15_hz && t->measured_hz && t->hz != t->cpuid15_hz)
 		pr_info("TSC: CPUID 0x15 says %lu Hz, %lu ppm off the measurement: ignored",
 			(unsigned long)t->cpuid15_hz,
@@ -165,7 +198,7 @@ void platform_init(const struct boot_info *bi)
 	platform.ioapic_addr = platform.acpi.has_ioapic ? (uint32_t)platform.acpi.ioapic_addr
 							: IOAPIC_DEFAULT_BASE;
 	ioapic_quiet();
-	hpet_init();
+	hpet_init(bi);
 	pmtimer_init();
 	tsc_init();
 }

@@ -473,6 +473,11 @@ static int guest_prepare(struct guest *g)
 	if (s->vcpus > ncpus_online)
 		return guest_end(g, GUEST_STATUS_LOAD_FAIL, "wants %u vCPUs but only %u CPUs are up",
 				 s->vcpus, ncpus_online);
+	/* Each vCPU's TSC is its CPU's plus one offset: CPUs out of step would
+	 * show the guest a TSC that differs between its vCPUs (issue 22.4). */
+	if (s->vcpus > 1 && platform.tsc_unsynced)
+		return guest_end(g, GUEST_STATUS_LOAD_FAIL, "has %u vCPUs, but the CPUs' TSCs are "
+				 "out of step (warp test): refused", s->vcpus);
 	if (guest_place_vcpus(g, &busy) || guest_mem_init(g) ||
 	    housekeeper_plan(g, busy | cpus_lost) || guest_load(g))
 		return -1;

@@ -97,6 +97,9 @@ static const char *posted_missing(const struct guest *g)
 {
 	if (!platform.vmx.posted_intr)
 		return "the CPU has no posted interrupts";
+	/* The housekeeper compares its own TSC with the guest's deadlines. */
+	if (platform.tsc_unsynced)
+		return "the CPUs' TSCs are out of step (warp test)";
 	if (!g->apicv)
 		return g->spec->opts.apicv ? "the CPU has no virtual-interrupt delivery (APICv)"
 					   : "virtual-interrupt delivery is off (apicv=off)";

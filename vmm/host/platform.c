@@ -9,6 +9,7 @@
 #include "vmm/host/panic.h"
 #include "timer/host.h"
 #include "vmm/host/platform.h"
+#include "vmm/host/tsc_sync.h"
 
 #define IOAPIC_DEFAULT_BASE 0xfec00000u
 
@@ -67,7 +68,7 @@ static void cpus_init(const struct boot_info *bi)
 			TV_MAX_CPUS);
 }
 
-static void hpet_init(const struct boot_info *bi)
+static void hpet_init(void)
 {
 	uint64_t base = platform.acpi.has_hpet ? platform.acpi.hpet_addr : HPET_DEFAULT_BASE;
 
@@ -77,7 +78,7 @@ static void hpet_init(const struct boot_info *bi)
 		return;
 	}
 	hpet_enable(&platform.hpet);
-	if (bi->cfg.inject.hpet_stuck) {
+	if (platform.inject.hpet_stuck) {
 		hpet_halt(&platform.hpet);
 		pr_warn("inject=hpet-stuck: the HPET's main counter is left halted");
 	}
@@ -187,8 +188,21 @@ static void ioapic_quiet(void)
 		platform.acpi.nioapics > 1 ? "; further I/O APICs in the MADT are not used" : "");
 }
 
+/* Before anything reads the TSC for time: a firmware's offset undone on
+ * the BSP, as smp.c does on every AP (vmm/host/tsc_sync.h). */
+static void bsp_tsc_adjust(void)
+{
+	int64_t was = tsc_adjust_undo();
+
+	if (was)
+		pr_warn("cpu0: IA32_TSC_ADJUST was %ld (left by the firmware): set to 0",
+			(long)was);
+}
+
 void platform_init(const struct boot_info *bi)
 {
+	platform.inject = bi->cfg.inject;
+	bsp_tsc_adjust();
 	acpi_init(bi);
 	cpus_init(bi);
 	pic_mask_all();
@@ -198,7 +212,7 @@ void platform_init(const struct boot_info *bi)
 	platform.ioapic_addr = platform.acpi.has_ioapic ? (uint32_t)platform.acpi.ioapic_addr
 							: IOAPIC_DEFAULT_BASE;
 	ioapic_quiet();
-	hpet_init(bi);
+	hpet_init();
 	pmtimer_init();
 	tsc_init();
 }

@@ -8,6 +8,7 @@
 #include "drivers/pmtimer.h"
 #include "drivers/tsc.h"
 #include "vmm/host/boot_info.h"
+#include "vmm/host/options.h"
 #include "timer/timebase.h"
 #include "vmx/caps.h"
 
@@ -26,6 +27,8 @@ struct platform {
 	uint32_t apic_ids[TV_MAX_CPUS];
 	uint32_t ioapic_addr;           /* 0: none known */
 	uint32_t ioapic_pins;           /* its inputs, 0 if nothing answers there */
+	struct tv_inject inject;        /* inject= of the configuration */
+	bool tsc_unsynced;              /* the warp test found CPUs' TSCs apart */
 };
 
 extern struct platform platform;

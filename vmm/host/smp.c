@@ -21,6 +21,7 @@
 #include "vmm/host/percpu.h"
 #include "vmm/host/platform.h"
 #include "vmm/host/smp.h"
+#include "vmm/host/tsc_sync.h"
 #include "vmm/host/vmx_cpu.h"
 
 extern const char trampoline_start[], trampoline_end[];
@@ -49,6 +50,11 @@ void ap_entry(struct pcpu *p);
 
 /* Listed CPUs in wait-for-SIPI since smp_park_aps(), not started since. */
 static uint32_t parked;
+/* False: the APs start without VMX, to be counted, checked and wait in
+ * tickvisor's loop while tickvisor refuses (issue 21.5). */
+static bool aps_vmx;
+/* The warp test of the AP being started (one at a time). */
+static struct tsc_warp warp;
 
 static void delay_us(uint64_t us)
 {
@@ -139,17 +145,33 @@ static bool ap_wake(uint32_t apic_id, uint8_t *page)
 	return trampoline_close(page, apic_id);
 }
 
+/* The firmware's IA32_TSC_ADJUST undone; inject= may set one before (as
+ * a firmware) or after (a CPU out of step the warp test must find). */
+static void ap_tsc_adjust(struct pcpu *p)
+{
+	const struct tv_inject *in = &platform.inject;
+
+	if (in->adjust_cpu == (int32_t)p->index && !tsc_adjust_write(in->adjust))
+		p->inject_missed = true;
+	p->tsc_adjust_was = tsc_adjust_undo();
+	if (in->warp_cpu == (int32_t)p->index && !tsc_adjust_write(in->warp))
+		p->inject_missed = true;
+}
+
 void ap_entry(struct pcpu *p)
 {
 	cpu_init(p);
 	apic_init_cpu(VEC_SPURIOUS);
-	if (!vmm_vmx_cpu_on()) {
+	ap_tsc_adjust(p);
+	if (aps_vmx && !vmm_vmx_cpu_on()) {
 		__atomic_store_n(&p->ready, 2, __ATOMIC_RELEASE);
 		for (;;)
 			halt();
 	}
-	timer_cpu_init(&p->timer, p->index, p->apic_id);
+	if (aps_vmx)
+		timer_cpu_init(&p->timer, p->index, p->apic_id);
 	__atomic_store_n(&p->ready, 1, __ATOMIC_RELEASE);
+	tsc_warp_ap(&warp);
 	for (;;) {
 		void (*fn)(void *);
 
@@ -202,10 +224,34 @@ void smp_park_aps(void)
 			"memory is reused", parked, parked == 1 ? "" : "s");
 }
 
+/* The AP's TSC against the BSP's (vmm/host/tsc_sync.h), once it is up. */
+static void check_tsc(struct pcpu *p)
+{
+	if (p->inject_missed)
+		pr_warn("inject=: cpu%u has no IA32_TSC_ADJUST: nothing injected", p->index);
+	if (p->tsc_adjust_was)
+		pr_warn("cpu%u: IA32_TSC_ADJUST was %ld (left by the firmware): set to 0",
+			p->index, (long)p->tsc_adjust_was);
+	tsc_warp_bsp(&warp, platform.tb.tsc_hz);
+	if (warp.timed_out)
+		pr_warn("TSC: cpu%u stopped taking its turns in the warp test (after %u of %u "
+			"round trips)", p->index, warp.rounds, TSC_WARP_ROUNDS);
+	else if (warp.bsp_back)
+		pr_warn("TSC: cpu%u's TSC is at least %lu cycles ahead of cpu0's (warp test)",
+			p->index, (unsigned long)warp.bsp_back);
+	else if (warp.ap_back)
+		pr_warn("TSC: cpu%u's TSC is at least %lu cycles behind cpu0's (warp test)",
+			p->index, (unsigned long)warp.ap_back);
+	else
+		return;
+	platform.tsc_unsynced = true;
+}
+
 static bool start_one(uint32_t index, uint32_t apic_id, uint8_t *page)
 {
 	struct pcpu *p = cpu_alloc(index, apic_id);
 
+	warp = (struct tsc_warp){ .turn = TSC_WARP_BSP };
 	trampoline_prepare(page, p);
 	parked--;               /* INIT again: out of the park, or not answering */
 	if (!ap_wake(apic_id, page)) {
@@ -220,6 +266,7 @@ static bool start_one(uint32_t index, uint32_t apic_id, uint8_t *page)
 		cpus[index] = NULL;
 		return false;
 	}
+	check_tsc(p);
 	return true;
 }
 
@@ -231,11 +278,25 @@ static void smp_report_parked(void)
 			"answering", parked, parked == 1 ? "" : "s", TV_MAX_CPUS);
 }
 
-uint32_t smp_start_aps(void)
+/* What the warp tests found, all told. */
+static void smp_report_tsc(uint32_t up)
+{
+	if (up < 2)
+		return;
+	if (!platform.tsc_unsynced)
+		pr_info("TSC: in step on all %u CPUs (warp test against cpu0: %u round trips "
+			"each, no read went backwards)", up, TSC_WARP_ROUNDS);
+	else
+		pr_warn("TSC: unsynchronised across CPUs: guests with more than one vCPU, and "
+			"timer=posted, are refused");
+}
+
+uint32_t smp_start_aps(bool vmx)
 {
 	uint64_t low = mem_low_page();
 	uint32_t up = 1;
 
+	aps_vmx = vmx;
 	if (platform.ncpus < 2) {
 		smp_report_parked();
 		return up;
@@ -251,7 +312,9 @@ uint32_t smp_start_aps(void)
 		if (start_one(up, platform.apic_ids[i], (uint8_t *)low))
 			up++;
 	}
-	pr_info("%u of %u CPUs up (VMX on all of them)", up, platform.ncpus);
+	pr_info("%u of %u CPUs up (%s)", up, platform.ncpus,
+		vmx ? "VMX on all of them" : "no VMX: each waits in tickvisor's loop");
+	smp_report_tsc(up);
 	smp_report_parked();
 	return up;
 }

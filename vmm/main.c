@@ -73,9 +73,10 @@ __noreturn void vmm_main(struct boot_info *bi)
 	this_cpu()->apic_id = platform.apic_ids[0];
 	host_reclaim(bi);
 	if (!platform_vmx_init(bi) || !vmm_vmx_cpu_on()) {
-		/* Every CPU counted and its TSC checked before the refusal
-		 * (issue 21.5): the report of a machine without VT-x. */
-		smp_start_aps(false);
+		/* Every CPU counted, its timer and TSC checked, and the platform
+		 * reported before the refusal (issue 21.5). */
+		platform_report(smp_start_aps(false));
+		platform_vmx_refuse(bi);
 		power_off(1);
 	}
 	platform_timer_init();
@@ -85,6 +86,6 @@ __noreturn void vmm_main(struct boot_info *bi)
 	vcpu_calib_init();
 	timer_cpu_init(&this_cpu()->timer, 0, this_cpu()->apic_id);
 	report_hpet_route(&this_cpu()->timer);
-	smp_start_aps(true);
+	platform_report(smp_start_aps(true));
 	power_off(guests_run_all(&bi->cfg) ? 1 : 0);
 }

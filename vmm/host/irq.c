@@ -35,6 +35,35 @@ static void irq_kick(uint8_t vector)
 	apic_eoi();
 }
 
+/* Bring-up's host timer check (irq_timer_check), per CPU index. */
+static uint32_t check_irqs[TV_MAX_CPUS];
+
+static void irq_timer_checked(uint8_t vector)
+{
+	__atomic_add_fetch(&check_irqs[this_cpu()->index], 1, __ATOMIC_RELAXED);
+	apic_eoi();
+}
+
+bool irq_timer_check(uint64_t tsc_hz)
+{
+	uint32_t me = this_cpu()->index, before = READ_ONCE(check_irqs[me]);
+	uint64_t t0 = rdtsc(), limit = tsc_hz / 20;
+
+	if (apic_caps.tsc_deadline)
+		apic_timer_deadline(VEC_TIMER_CHECK, t0 + tsc_hz / 10000);
+	else
+		apic_timer_oneshot(VEC_TIMER_CHECK, 10000);
+	/* No HLT: if the interrupt never comes, nothing else would wake us.
+	 * The whole wait runs with IF = 1: an STI;PAUSE;CLI window lies in
+	 * STI's shadow, and QEMU's TCG delivers nothing inside it. */
+	irq_enable();
+	while (READ_ONCE(check_irqs[me]) == before && rdtsc() - t0 < limit)
+		cpu_relax();
+	irq_disable();
+	apic_timer_stop();
+	return READ_ONCE(check_irqs[me]) != before;
+}
+
 void idt_init(void)
 {
 	idt = mem_alloc(IDT_VECTORS * sizeof(*idt));
@@ -49,6 +78,7 @@ void idt_init(void)
 		};
 	}
 	irq_register(VEC_KICK, irq_kick);
+	irq_register(VEC_TIMER_CHECK, irq_timer_checked);
 }
 
 void idt_load(void)

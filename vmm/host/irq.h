@@ -16,6 +16,7 @@ struct irq_frame {
 /* Host vectors owned by tickvisor (above the exception range). The
  * host-timer backends are given theirs in timer_caps (timer/host.h). */
 enum host_vector {
+	VEC_TIMER_CHECK  = 0xe8,    /* host LAPIC timer, once per CPU at bring-up */
 	VEC_HOST_TIMER   = 0xec,    /* host LAPIC timer (guest timer fallback) */
 	VEC_HPET         = 0xed,    /* HPET comparator (guest timer fallback) */
 	VEC_KICK         = 0xee,    /* IPI: make a CPU leave non-root mode */
@@ -35,6 +36,10 @@ void irq_register(uint8_t vector, irq_fn fn);
  * through irq_dispatch, and from the VM-exit path for interrupts
  * acknowledged on exit. */
 void irq_handle(uint8_t vector);
+/* Takes one host LAPIC timer interrupt on this CPU (TSC-deadline, else
+ * one-shot), waiting at most 50 ms with interrupts briefly on; false if
+ * none came. The LAPIC timer is left masked. */
+bool irq_timer_check(uint64_t tsc_hz);
 /* RDMSR that returns false (and 0) where the MSR raises #GP. */
 bool host_rdmsr_safe(uint32_t msr, uint64_t *val);
 /* Called from entry.asm. */

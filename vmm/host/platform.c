@@ -3,10 +3,12 @@
 #include "drivers/apic.h"
 #include "drivers/io.h"
 #include "drivers/pic.h"
+#include "drivers/fmt.h"
 #include "drivers/string.h"
 #include "vmm/host/irq.h"
 #include "vmm/host/log.h"
 #include "vmm/host/panic.h"
+#include "vmm/host/percpu.h"
 #include "timer/host.h"
 #include "vmm/host/platform.h"
 #include "vmm/host/tsc_sync.h"
@@ -269,11 +271,67 @@ bool platform_vmx_init(const struct boot_info *bi)
 		yn(apic_caps.tsc_deadline), yn(platform.tsc.invariant), yn(apic_caps.x2apic));
 	if (c->vmx && c->revision)
 		vmx_report(c);
+	return ok;
+}
+
+void platform_vmx_refuse(const struct boot_info *bi)
+{
 	/* The reason was printed before ExitBootServices (boot/efi_main.c)
 	 * where it matched this probe's. */
-	if (!ok && bi->vmx_unusable != c->unusable)
-		pr_err("error: VMX unavailable: %s", c->unusable);
-	else if (!ok)
+	if (platform.vmx.unusable && bi->vmx_unusable != platform.vmx.unusable)
+		pr_err("error: VMX unavailable: %s", platform.vmx.unusable);
+	else if (platform.vmx.unusable)
 		pr_err("error: no guest runs: VMX unavailable (reason above)");
-	return ok;
+	else
+		pr_err("error: no guest runs: VMX operation failed on cpu0 (reason above)");
+}
+
+/* "0-3", "0,2,4-7": the APIC IDs of the CPUs up, as ranges. */
+static void apic_id_ranges(char *buf, size_t n, uint32_t up)
+{
+	size_t len = 0;
+
+	buf[0] = 0;
+	for (uint32_t i = 0; i < up && len < n; i++) {
+		uint32_t first = i, id = cpus[i] ? cpus[i]->apic_id : platform.apic_ids[i];
+
+		while (i + 1 < up && cpus[i + 1] && cpus[i + 1]->apic_id == id + (i + 1 - first))
+			i++;
+		len += (size_t)fmt_snprintf(buf + len, n - len, i > first ? "%s%u-%u" : "%s%u",
+					    len ? "," : "", id, id + (i - first));
+	}
+}
+
+void platform_report(uint32_t up)
+{
+	const struct vmx_caps *c = &platform.vmx;
+	char ids[96], missing[160] = "";
+	size_t m = 0;
+
+	apic_id_ranges(ids, sizeof(ids), up);
+	pr_info("platform: %u of %u CPUs up (APIC ID%s %s), %s, TSC %lu Hz (%s, %s%s), %s%s",
+		up, platform.ncpus_listed, up == 1 ? "" : "s", ids, apic_caps.x2apic ? "x2APIC" : "xAPIC",
+		(unsigned long)platform.tsc.hz, platform.tsc.source,
+		platform.tsc.invariant ? "invariant" : "not invariant",
+		up < 2 ? "" : platform.tsc_unsynced ? ", CPUs out of step" : ", CPUs in step",
+		platform.has_hpet ? "HPET" : "no HPET",
+		platform.has_pmtimer ? ", ACPI PM timer" : ", no PM timer");
+	if (!c->vmx || !c->revision) {
+		pr_info("platform: VMX unusable: %s", c->unusable ? c->unusable : "not reported");
+		return;
+	}
+#define MISS(cond, name) do { if (!(cond)) m += (size_t)fmt_snprintf(missing + m, \
+		sizeof(missing) - m, "%s%s", m ? ", " : "", name); } while (0)
+	MISS(c->preempt_timer, "preemption timer");
+	MISS(c->ept, "EPT");
+	MISS(c->unrestricted, "unrestricted guest");
+	MISS(c->vid, "virtual-interrupt delivery");
+	MISS(c->posted_intr, "posted interrupts");
+	MISS(c->act_hlt, "HLT activity state");
+#undef MISS
+	pr_info("platform: VMX: %s%s%s", c->unusable ? "unusable: " : "usable",
+		c->unusable ? c->unusable : "",
+		m ? "" : " (every feature tickvisor uses)");
+	if (m)
+		pr_info("platform: VMX lacks: %s", missing);
 }

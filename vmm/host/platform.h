@@ -37,7 +37,11 @@ extern struct platform platform;
 void platform_init(const struct boot_info *bi);
 /* Host timer capabilities for the guest-timer backends (after VMX probe). */
 void platform_timer_init(void);
-/* VMX capability probe and report; false (reason printed) if unusable. */
+/* VMX capability probe and report; false if unusable. */
 bool platform_vmx_init(const struct boot_info *bi);
+/* The refusal's error line, after the platform report (issue 21.5). */
+void platform_vmx_refuse(const struct boot_info *bi);
+/* platform: lines: the CPUs up, APIC, TSC, clocks, VMX (what it lacks). */
+void platform_report(uint32_t up);
 
 #endif

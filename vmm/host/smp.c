@@ -163,6 +163,7 @@ void ap_entry(struct pcpu *p)
 	cpu_init(p);
 	apic_init_cpu(VEC_SPURIOUS);
 	ap_tsc_adjust(p);
+	p->timer_irq = irq_timer_check(platform.tb.tsc_hz);
 	if (aps_vmx && !vmm_vmx_cpu_on()) {
 		__atomic_store_n(&p->ready, 2, __ATOMIC_RELEASE);
 		for (;;)
@@ -278,9 +279,21 @@ static void smp_report_parked(void)
 			"answering", parked, parked == 1 ? "" : "s", TV_MAX_CPUS);
 }
 
-/* What the warp tests found, all told. */
+/* What the warp tests and the host timer checks found, all told. */
 static void smp_report_tsc(uint32_t up)
 {
+	uint32_t ok = 0;
+
+	for (uint32_t i = 0; i < up; i++)
+		if (cpus[i] && cpus[i]->timer_irq)
+			ok++;
+		else if (cpus[i])
+			pr_warn("cpu%u: no host timer interrupt within 50 ms of arming its LAPIC "
+				"timer", i);
+	if (ok == up)
+		pr_info("host timer: an interrupt taken on %s%u CPU%s (LAPIC %s)",
+			up > 1 ? "every one of the " : "", up, up == 1 ? "" : "s",
+			apic_caps.tsc_deadline ? "TSC-deadline" : "one-shot");
 	if (up < 2)
 		return;
 	if (!platform.tsc_unsynced)
@@ -297,7 +310,9 @@ uint32_t smp_start_aps(bool vmx)
 	uint32_t up = 1;
 
 	aps_vmx = vmx;
+	this_cpu()->timer_irq = irq_timer_check(platform.tb.tsc_hz);
 	if (platform.ncpus < 2) {
+		smp_report_tsc(up);
 		smp_report_parked();
 		return up;
 	}

@@ -567,7 +567,8 @@ MATRIX_REFUSED_MODELS = {
     "corei5_lynnfield_750": "tickvisor: error: VMX unavailable: the CPU has no unrestricted "
                             "guest (needed to start guests with paging off)",
     "core2_penryn_t9600": "tickvisor: error: VMX unavailable: the CPU has no usable EPT "
-                          "(needed to give guests their RAM)",
+                          "(needed to give guests their RAM: 4-level walk, write-back, "
+                          "single-context INVEPT)",
 }
 
 

@@ -105,7 +105,8 @@ static int guest_mem_init(struct guest *g)
 				 (unsigned long)(s->mem_bytes >> 20),
 				 (unsigned long)(mem_largest_free() >> 20));
 	g->ram_size = s->mem_bytes;
-	g->ept = (struct ept){ .alloc_page = ept_alloc_page, .free_page = ept_free_page };
+	g->ept = (struct ept){ .alloc_page = ept_alloc_page, .free_page = ept_free_page,
+			       .small_only = !platform.vmx.ept_2m };
 	if (!ept_init(&g->ept) ||
 	    !ept_map(&g->ept, 0, (uint64_t)g->ram, g->ram_size, EPT_RWX | EPT_MT_WB))
 		return guest_end(g, GUEST_STATUS_LOAD_FAIL, "out of memory for EPT tables");

@@ -4,6 +4,7 @@
 #include "vmx/vmcs.h"
 
 
+#define EPT_CAP_WALK4       BIT(6)      /* page-walk length 4 */
 #define EPT_CAP_WB          BIT(14)
 #define EPT_CAP_2M          BIT(16)
 #define EPT_CAP_1G          BIT(17)
@@ -38,6 +39,7 @@ static void read_controls(struct vmx_caps *c)
 	c->revision = (uint32_t)FIELD_GET(VMX_BASIC_REVISION, basic);
 	c->vmcs_size = (uint32_t)FIELD_GET(VMX_BASIC_VMCS_SIZE, basic);
 	c->true_ctls = basic & VMX_BASIC_TRUE_CTLS;
+	c->vmcs_memtype = (unsigned)FIELD_GET(VMX_BASIC_MEMTYPE, basic);
 	c->pin = rdmsr(c->true_ctls ? MSR_VMX_TRUE_PINBASED : MSR_VMX_PINBASED);
 	c->proc = rdmsr(c->true_ctls ? MSR_VMX_TRUE_PROCBASED : MSR_VMX_PROCBASED);
 	c->exit = rdmsr(c->true_ctls ? MSR_VMX_TRUE_EXIT : MSR_VMX_EXIT);
@@ -66,6 +68,7 @@ static void decode_features(struct vmx_caps *c)
 	c->x2apic_virt = vmx_ctl_allowed1(c->proc2, PROC2_VIRT_X2APIC);
 	c->ept = vmx_ctl_allowed1(c->proc2, PROC2_EPT);
 	c->ept_wb = c->ept_vpid & EPT_CAP_WB;
+	c->ept_walk4 = c->ept_vpid & EPT_CAP_WALK4;
 	c->ept_2m = c->ept_vpid & EPT_CAP_2M;
 	c->ept_1g = c->ept_vpid & EPT_CAP_1G;
 	/* tickvisor invalidates single contexts only (vmm/vcpu_setup.c). */
@@ -92,8 +95,15 @@ bool vmx_probe(struct vmx_caps *c)
 		return false;
 	read_controls(c);
 	decode_features(c);
-	if (!c->ept || !c->ept_wb || !c->invept)
-		c->unusable = "the CPU has no usable EPT (needed to give guests their RAM)";
+	/* tickvisor's VMXON and VMCS pages are write-back RAM; the SDM has
+	 * software map them with the type IA32_VMX_BASIC[53:50] reports, and
+	 * KVM likewise refuses any but 6 (setup_vmcs_config). */
+	if (c->vmcs_memtype != VMX_MEMTYPE_WB)
+		c->unusable = "the VMCS memory type is not write-back (IA32_VMX_BASIC[53:50] "
+			      "is not 6)";
+	else if (!c->ept || !c->ept_wb || !c->invept || !c->ept_walk4)
+		c->unusable = "the CPU has no usable EPT (needed to give guests their RAM: "
+			      "4-level walk, write-back, single-context INVEPT)";
 	else if (!c->unrestricted)
 		c->unusable = "the CPU has no unrestricted guest (needed to start guests "
 			      "with paging off)";

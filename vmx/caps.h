@@ -32,6 +32,7 @@ enum vmx_msr {
 #define VMX_BASIC_VMCS_SIZE   BITS(44, 32)
 #define VMX_BASIC_MEMTYPE     BITS(53, 50)
 #define VMX_BASIC_TRUE_CTLS   BIT(55)
+#define VMX_MEMTYPE_WB        6u
 #define VMX_MISC_PREEMPT_RATE BITS(4, 0)
 /* VM exits store EFER.LMA in the "IA-32e mode guest" entry control. */
 #define VMX_MISC_EXIT_SAVES_LMA BIT(5)
@@ -51,7 +52,8 @@ struct vmx_caps {
 	uint64_t cr0_fixed0, cr0_fixed1, cr4_fixed0, cr4_fixed1;
 	bool preempt_timer;
 	unsigned preempt_rate;          /* timer counts once per 2^rate TSC ticks */
-	bool ept, ept_2m, ept_1g, ept_wb, vpid, invept, unrestricted;
+	bool ept, ept_2m, ept_1g, ept_wb, ept_walk4, vpid, invept, unrestricted;
+	unsigned vmcs_memtype;          /* IA32_VMX_BASIC[53:50]: 6 write-back */
 	bool tpr_shadow, apic_access, apic_reg_virt, vid, x2apic_virt, posted_intr;
 	bool act_hlt, act_wfs;
 };

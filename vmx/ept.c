@@ -132,7 +132,7 @@ static bool map_one(struct ept *e, uint64_t gpa, uint64_t hpa, unsigned leaf, ui
 		free_level(e, (uint64_t *)(old & EPT_ADDR), leaf - 1);
 	if (!flags)
 		prune(e, path, leaf);
-	else if (!leaf)
+	else if (!leaf && !e->small_only)
 		merge(e, path[0]);
 	return true;
 }
@@ -142,7 +142,7 @@ bool ept_map(struct ept *e, uint64_t gpa, uint64_t hpa, uint64_t size, uint64_t 
 	const uint64_t big = 2 * MiB;
 
 	while (size) {
-		bool large = !(gpa % big) && !(hpa % big) && size >= big;
+		bool large = !e->small_only && !(gpa % big) && !(hpa % big) && size >= big;
 		uint64_t step = large ? big : PAGE_SIZE;
 
 		if (!map_one(e, gpa, hpa, large ? 1 : 0, flags))

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* Extended page tables (SDM Vol. 3C, "EPT Translation Mechanism"): 4-level,
- * 2 MiB pages where both addresses are aligned, 4 KiB otherwise. */
+ * 2 MiB pages where both addresses are aligned and the CPU has them
+ * (small_only clear), 4 KiB otherwise. */
 #ifndef VMX_EPT_H
 #define VMX_EPT_H
 
@@ -31,6 +32,7 @@ struct ept {
 	void (*free_page)(void *ctx, void *page);
 	void *ctx;
 	uint32_t pages;                         /* table pages held now */
+	bool small_only;                        /* no 2 MiB leaves (EPT_VPID_CAP[16] clear) */
 };
 
 /* Returns false when a table page could not be allocated. */

@@ -465,6 +465,29 @@ static void test_remerge_after_split(void **state)
 	teardown(&e, &c);
 }
 
+/* A CPU without 2 MiB EPT pages (IA32_VMX_EPT_VPID_CAP[16] clear, issue
+ * 22.5; SDM Vol. 3C, "EPT Translation Mechanism": a PDE with bit 7 set is
+ * then a misconfiguration): aligned RAM gets 4 KiB leaves, and a table
+ * that could merge back stays a table. */
+static void test_small_only(void **state)
+{
+	struct pages c;
+	struct ept e;
+	unsigned held;
+
+	setup(&e, &c, -1);
+	e.small_only = true;
+	assert_true(ept_init(&e));
+	assert_true(ept_map(&e, 0, HPA, 4 * MiB, WB));
+	expect_map(&e, &c, 0, HPA, 4 * MiB, WB, 0);
+	held = e.pages;
+	assert_true(ept_map(&e, BIG + PG, 0xfee00000, PG, EPT_RWX | EPT_MT_UC));
+	assert_true(ept_map(&e, BIG + PG, HPA + BIG + PG, PG, WB));
+	assert_int_equal(e.pages, held);
+	expect_map(&e, &c, 0, HPA, 4 * MiB, WB, 0);
+	teardown(&e, &c);
+}
+
 /* Only a table mapping one aligned 2 MiB host range in order with one set
  * of attributes merges: RAM mapped from an unaligned host address stays
  * 4 KiB pages, and so does a table where one page still differs. */
@@ -612,6 +635,7 @@ int main(void)
 		cmocka_unit_test(test_init_and_pointer),
 		cmocka_unit_test(test_large_leaves),
 		cmocka_unit_test(test_small_leaves),
+		cmocka_unit_test(test_small_only),
 		cmocka_unit_test(test_mixed_leaves),
 		cmocka_unit_test(test_crosses_tables),
 		cmocka_unit_test(test_split_large),

@@ -6,6 +6,7 @@
 #include "vmm/host/mce.h"
 #include "vmm/host/irq.h"
 #include "vmm/host/mem.h"
+#include "vmm/host/paging.h"
 #include "vmm/host/percpu.h"
 
 struct pcpu *cpus[TV_MAX_CPUS];
@@ -60,6 +61,7 @@ void cpu_init(struct pcpu *p)
 	/* GS base after the segment reload: loading GS zeroes it. */
 	wrmsr(MSR_GS_BASE, (uint64_t)p);
 	idt_load();
+	paging_pat_init();
 	mce_cpu_init(false);
 	__atomic_fetch_add(&ncpus_online, 1, __ATOMIC_RELEASE);
 }

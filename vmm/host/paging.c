@@ -2,17 +2,16 @@
 /*
  * The host's own page tables: an identity map of the whole physical
  * address range in use (at least 4 GiB, so the local APIC, I/O APIC, HPET
- * and firmware runtime regions are covered), with 1 GiB pages where the
- * CPU has them, else 2 MiB. Memory types come from the MTRRs.
+ * and firmware runtime regions are covered), each page typed by what the
+ * memory map says is there (vmm/host/paging_build.h): RAM write-back in
+ * 1 GiB pages where the CPU has them, MMIO uncached in 2 MiB or 4 KiB.
  */
 #include "drivers/io.h"
 #include "vmm/host/log.h"
 #include "vmm/host/mem.h"
 #include "vmm/host/paging.h"
-
-#define PTE_P    BIT(0)
-#define PTE_W    BIT(1)
-#define PTE_PS   BIT(7)
+#include "vmm/host/paging_build.h"
+#include "vmm/host/panic.h"
 
 static uint64_t host_cr3;
 
@@ -29,30 +28,38 @@ static uint64_t map_top(const struct boot_info *bi)
 	return ALIGN_UP(top, GiB);
 }
 
+static void *alloc_table(void *ctx)
+{
+	(*(uint32_t *)ctx)++;
+	return mem_alloc(PAGE_SIZE);
+}
+
 void paging_init(const struct boot_info *bi)
 {
-	bool gb = cpuid(0x80000001, 0).edx & CPUID_80000001_EDX_PDPE1GB;
-	uint64_t top = map_top(bi), *pml4 = mem_alloc(PAGE_SIZE);
-	uint64_t ngb = top / GiB;
+	uint32_t tables = 0;
+	struct pg_env env = {
+		.mem = bi->mem, .nmem = bi->nmem,
+		.gb_pages = cpuid(0x80000001, 0).edx & CPUID_80000001_EDX_PDPE1GB,
+		.alloc_page = alloc_table, .ctx = &tables,
+	};
+	uint64_t top = map_top(bi), *pml4;
 
-	for (uint64_t g = 0; g < ngb; g++) {
-		uint64_t *pdpt, *pd;
-
-		if (!(pml4[g / 512] & PTE_P))
-			pml4[g / 512] = (uint64_t)mem_alloc(PAGE_SIZE) | PTE_P | PTE_W;
-		pdpt = (uint64_t *)(pml4[g / 512] & ~0xfffull);
-		if (gb) {
-			pdpt[g % 512] = (g * GiB) | PTE_P | PTE_W | PTE_PS;
-			continue;
-		}
-		pd = mem_alloc(PAGE_SIZE);
-		for (uint64_t m = 0; m < 512; m++)
-			pd[m] = (g * GiB + m * 2 * MiB) | PTE_P | PTE_W | PTE_PS;
-		pdpt[g % 512] = (uint64_t)pd | PTE_P | PTE_W;
+	if (bi->screen.format != FB_NONE) {
+		env.fb_base = bi->screen.base;
+		env.fb_size = bi->screen.size;
 	}
+	if (!(pml4 = paging_build(&env, top)))
+		panic("out of memory for the host page tables");
 	host_cr3 = (uint64_t)pml4;
 	write_cr3(host_cr3);
-	pr_debug("identity map 0-%lu GiB with %s pages", (unsigned long)ngb, gb ? "1 GiB" : "2 MiB");
+	pr_debug("identity map 0-%lu GiB: RAM write-back%s, the rest uncached, in %u table pages",
+		 (unsigned long)(top / GiB), env.fb_size ? ", framebuffer write-combining" : "",
+		 tables);
+}
+
+void paging_pat_init(void)
+{
+	wrmsr(MSR_IA32_PAT, TV_PAT);
 }
 
 uint64_t paging_cr3(void)

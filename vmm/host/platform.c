@@ -250,8 +250,10 @@ static void vmx_report(const struct vmx_caps *c)
 		c->locked_by_us ? ", IA32_FEATURE_CONTROL locked by tickvisor" : "");
 	pr_info("VMX: preemption timer %s (rate %u: one tick per %u TSC cycles)",
 		yn(c->preempt_timer), c->preempt_rate, 1u << c->preempt_rate);
-	pr_info("VMX: EPT %s (2M pages %s, 1G pages %s), VPID %s, unrestricted guest %s",
-		yn(c->ept), yn(c->ept_2m), yn(c->ept_1g), yn(c->vpid), yn(c->unrestricted));
+	pr_info("VMX: EPT %s (4-level walk %s, 2M pages %s, 1G pages %s), VPID %s, "
+		"unrestricted guest %s, VMCS memory type %u%s", yn(c->ept), yn(c->ept_walk4),
+		yn(c->ept_2m), yn(c->ept_1g), yn(c->vpid), yn(c->unrestricted), c->vmcs_memtype,
+		c->vmcs_memtype == VMX_MEMTYPE_WB ? " (write-back)" : "");
 	pr_info("VMX: TPR shadow %s, APIC-access %s, APIC-register virtualization %s, "
 		"virtual-interrupt delivery %s, x2APIC virtualization %s, posted interrupts %s",
 		yn(c->tpr_shadow), yn(c->apic_access), yn(c->apic_reg_virt), yn(c->vid),

@@ -187,7 +187,7 @@ static bool acpi_madt_seen(struct acpi_walk *w, uint32_t id)
 
 /* Local APIC and Local x2APIC entries share the "Local APIC Flags". */
 static void acpi_madt_add_cpu(struct acpi_walk *w, uint32_t id, uint32_t flags,
-			      uint32_t broadcast)
+			      uint32_t broadcast, uint32_t uid)
 {
 	struct acpi_info *out = w->out;
 	uint32_t usable = ACPI_LAPIC_ENABLED;
@@ -206,21 +206,81 @@ static void acpi_madt_add_cpu(struct acpi_walk *w, uint32_t id, uint32_t flags,
 		return;
 	}
 	out->ncpus++;
-	if (out->nids < TV_MAX_CPUS)
+	if (out->nids < TV_MAX_CPUS) {
+		out->cpu_uids[out->nids] = uid;
 		out->apic_ids[out->nids++] = id;
+	}
 }
 
 /* "Processor Local APIC Structure" */
 static void acpi_madt_lapic(struct acpi_walk *w, const uint8_t *s)
 {
-	acpi_madt_add_cpu(w, s[ACPI_LAPIC_ID], get_le32(s + ACPI_LAPIC_FLAGS), 0xffu);
+	acpi_madt_add_cpu(w, s[ACPI_LAPIC_ID], get_le32(s + ACPI_LAPIC_FLAGS), 0xffu,
+			  s[ACPI_LAPIC_UID]);
 }
 
 /* "Processor Local x2APIC Structure" */
 static void acpi_madt_x2apic(struct acpi_walk *w, const uint8_t *s)
 {
 	acpi_madt_add_cpu(w, get_le32(s + ACPI_X2APIC_ID), get_le32(s + ACPI_X2APIC_FLAGS),
-			  0xffffffffu);
+			  0xffffffffu, get_le32(s + ACPI_X2APIC_UID));
+}
+
+static void acpi_madt_add_nmi(struct acpi_walk *w, bool all, uint32_t uid, uint16_t flags,
+			      uint8_t lint)
+{
+	struct acpi_info *out = w->out;
+
+	if (lint > 1) {
+		acpi_note(out, "MADT: NMI entry names LINT%u, which no local APIC has: ignored",
+			  lint);
+		return;
+	}
+	if (out->nnmis >= ACPI_MAX_NMIS) {
+		acpi_note(out, "MADT: more than %u local APIC NMI entries: the rest ignored",
+			  ACPI_MAX_NMIS);
+		return;
+	}
+	out->nmis[out->nnmis++] = (struct acpi_lapic_nmi){ all, uid, lint, flags };
+}
+
+/* "Local APIC NMI Structure" */
+static void acpi_madt_lapic_nmi(struct acpi_walk *w, const uint8_t *s)
+{
+	acpi_madt_add_nmi(w, s[ACPI_LAPIC_NMI_UID] == 0xff, s[ACPI_LAPIC_NMI_UID],
+			  get_le16(s + ACPI_LAPIC_NMI_FLAGS), s[ACPI_LAPIC_NMI_LINT]);
+}
+
+/* "Local x2APIC NMI Structure" */
+static void acpi_madt_x2apic_nmi(struct acpi_walk *w, const uint8_t *s)
+{
+	uint32_t uid = get_le32(s + ACPI_X2APIC_NMI_UID);
+
+	acpi_madt_add_nmi(w, uid == 0xffffffffu, uid, get_le16(s + ACPI_X2APIC_NMI_FLAGS),
+			  s[ACPI_X2APIC_NMI_LINT]);
+}
+
+unsigned acpi_lint_nmis(const struct acpi_info *a, uint32_t apic_id, uint16_t flags[2])
+{
+	unsigned pins = 0;
+	bool known = false;
+	uint32_t uid = 0;
+
+	for (uint32_t i = 0; i < a->nids; i++)
+		if (a->apic_ids[i] == apic_id) {
+			uid = a->cpu_uids[i];
+			known = true;
+			break;
+		}
+	for (uint32_t i = 0; i < a->nnmis; i++) {
+		const struct acpi_lapic_nmi *n = &a->nmis[i];
+
+		if (!n->all && (!known || n->uid != uid))
+			continue;
+		pins |= BIT(n->lint);
+		flags[n->lint] = n->flags;
+	}
+	return pins;
 }
 
 /* "I/O APIC Structure": the first one is reported, all are counted. */
@@ -258,8 +318,10 @@ struct acpi_madt_ops {
 static const struct acpi_madt_ops acpi_madt_ops[] = {
 	[ACPI_MADT_LAPIC]       = { 8, acpi_madt_lapic },
 	[ACPI_MADT_IOAPIC]      = { 12, acpi_madt_ioapic },
+	[ACPI_MADT_LAPIC_NMI]   = { 6, acpi_madt_lapic_nmi },
 	[ACPI_MADT_LAPIC_OVR]   = { 12, acpi_madt_lapic_ovr },
 	[ACPI_MADT_X2APIC]      = { 16, acpi_madt_x2apic },
+	[ACPI_MADT_X2APIC_NMI]  = { 12, acpi_madt_x2apic_nmi },
 };
 
 static void acpi_madt_entry(struct acpi_walk *w, const uint8_t *s, uint32_t off)

@@ -76,8 +76,10 @@ enum acpi_madt_off {
 enum acpi_madt_type {
 	ACPI_MADT_LAPIC         = 0,    /* "Processor Local APIC Structure" */
 	ACPI_MADT_IOAPIC        = 1,    /* "I/O APIC Structure" */
+	ACPI_MADT_LAPIC_NMI     = 4,    /* "Local APIC NMI Structure" */
 	ACPI_MADT_LAPIC_OVR     = 5,    /* "Local APIC Address Override Structure" */
 	ACPI_MADT_X2APIC        = 9,    /* "Processor Local x2APIC Structure" */
+	ACPI_MADT_X2APIC_NMI    = 10,   /* "Local x2APIC NMI Structure" */
 };
 enum acpi_madt_sub_off {
 	ACPI_MADT_SUB_TYPE      = 0,
@@ -92,7 +94,19 @@ enum acpi_madt_sub_off {
 	ACPI_X2APIC_ID          = 4,    /* type 9, length 16 */
 	ACPI_X2APIC_FLAGS       = 8,
 	ACPI_X2APIC_UID         = 12,
+	ACPI_LAPIC_NMI_UID      = 2,    /* type 4, length 6: UID 0xff is every CPU */
+	ACPI_LAPIC_NMI_FLAGS    = 3,
+	ACPI_LAPIC_NMI_LINT     = 5,
+	ACPI_X2APIC_NMI_FLAGS   = 2,    /* type 10, length 12: UID ~0 is every CPU */
+	ACPI_X2APIC_NMI_UID     = 4,
+	ACPI_X2APIC_NMI_LINT    = 8,
 };
+/* MPS INTI flags of the NMI structures: polarity, trigger mode */
+#define ACPI_INTI_POLARITY      BITS(1, 0)
+#define ACPI_INTI_ACTIVE_LOW    3u
+#define ACPI_INTI_TRIGGER       BITS(3, 2)
+#define ACPI_INTI_LEVEL         3u
+#define ACPI_MAX_NMIS           8u
 /* "Local APIC Flags" (types 0 and 9) */
 #define ACPI_LAPIC_ENABLED      BIT(0)
 #define ACPI_LAPIC_ONLINE_CAP   BIT(1)  /* defined from MADT revision 5 */
@@ -172,6 +186,16 @@ struct acpi_info {
 	/* The first nids of them (at most TV_MAX_CPUS), in MADT order. */
 	uint32_t nids;
 	uint32_t apic_ids[TV_MAX_CPUS];
+	uint32_t cpu_uids[TV_MAX_CPUS]; /* the ACPI Processor UID of each */
+	/* Local APIC NMI and Local x2APIC NMI entries: the LINT pin wired
+	 * to NMI, for every CPU or the one with that UID (issue 22.6). */
+	uint32_t nnmis;
+	struct acpi_lapic_nmi {
+		bool all;               /* UID 0xff / 0xffffffff */
+		uint32_t uid;
+		uint8_t lint;           /* 0 or 1 */
+		uint16_t flags;         /* MPS INTI flags */
+	} nmis[ACPI_MAX_NMIS];
 	bool has_ioapic;                /* the first I/O APIC entry */
 	uint64_t ioapic_addr;
 	uint8_t ioapic_id;
@@ -210,6 +234,10 @@ struct acpi_info {
 	uint32_t notes_dropped;
 	char notes[ACPI_MAX_NOTES][ACPI_NOTE_LEN];
 };
+
+/* The NMI entries that name the CPU with this APIC ID: a bit per LINT
+ * pin (BIT(0) LINT0, BIT(1) LINT1), each pin's flags in flags[pin]. */
+unsigned acpi_lint_nmis(const struct acpi_info *a, uint32_t apic_id, uint16_t flags[2]);
 
 /* The SLP_TYPa/b values of the \_S5 (soft-off) package in AML (a DSDT's
  * body): NameOp "_S5_" (or "\_S5_"), PackageOp, PkgLength, NumElements,

@@ -92,6 +92,12 @@ void apic_send_nmi(uint32_t dest)
 	apic_send_ipi(dest, APIC_ICR_DELIV_NMI | APIC_ICR_ASSERT);
 }
 
+void apic_lint_nmi(unsigned pin, bool active_low)
+{
+	apic_write(pin ? APIC_LVT_LINT1 : APIC_LVT_LINT0,
+		   APIC_LVT_DELIV_NMI | (active_low ? APIC_LVT_ACTIVE_LOW : 0));
+}
+
 void apic_timer_deadline(uint8_t vector, uint64_t tsc)
 {
 	apic_write(APIC_LVT_TIMER, APIC_LVT_TIMER_TSCDL | vector);

@@ -37,6 +37,8 @@ enum apic_reg {
 #define APIC_BASE_ADDR      BITS(51, 12)
 #define APIC_SVR_ENABLE     BIT(8)
 #define APIC_LVT_MASKED     BIT(16)
+#define APIC_LVT_DELIV_NMI  (4u << 8)
+#define APIC_LVT_ACTIVE_LOW BIT(13)     /* LINT0/1 input pin polarity */
 #define APIC_LVT_TIMER_TSCDL (2u << 17)
 #define APIC_ICR_DELIV_FIXED (0u << 8)
 #define APIC_ICR_DELIV_NMI   (4u << 8)
@@ -64,6 +66,9 @@ uint32_t apic_read(uint32_t reg);
 void apic_write(uint32_t reg, uint32_t v);
 uint32_t apic_id(void);
 void apic_eoi(void);
+/* LINT0 or LINT1 (pin) delivers an NMI, edge-triggered as the SDM requires
+ * of NMI delivery, active low if asked (the MADT's NMI entries). */
+void apic_lint_nmi(unsigned pin, bool active_low);
 /* ICR: `icr_lo` holds vector, delivery mode, level and shorthand bits
  * (with a shorthand the destination is not written). Safe against
  * interrupts and the NMI handler (see apic.c). */

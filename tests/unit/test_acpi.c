@@ -239,14 +239,26 @@ static void madt_iso(struct tb *t, uint8_t irq, uint32_t gsi, uint16_t flags)
 	tb_u16(t, flags);
 }
 
-/* "Local APIC NMI Structure" (type 4): not used by the parser. */
-static void madt_lapic_nmi(struct tb *t, uint8_t uid, uint8_t lint)
+/* "Local APIC NMI Structure" (type 4) */
+static void madt_lapic_nmi(struct tb *t, uint8_t uid, uint16_t flags, uint8_t lint)
 {
 	tb_u8(t, 4);
 	tb_u8(t, 6);
 	tb_u8(t, uid);
-	tb_u16(t, 0);
+	tb_u16(t, flags);
 	tb_u8(t, lint);
+}
+
+/* "Local x2APIC NMI Structure" (type 10): flags, UID, LINT#, 3 reserved */
+static void madt_x2apic_nmi(struct tb *t, uint32_t uid, uint16_t flags, uint8_t lint)
+{
+	tb_u8(t, 10);
+	tb_u8(t, 12);
+	tb_u16(t, flags);
+	tb_u32(t, uid);
+	tb_u8(t, lint);
+	tb_u8(t, 0);
+	tb_u16(t, 0);
 }
 
 static void hpet_init(struct tb *t, uint8_t space, uint64_t addr)
@@ -321,7 +333,7 @@ static uint64_t qemu_madt(struct tmem *m)
 	madt_ioapic(&t, 0, 0xfec00000, 0);
 	madt_iso(&t, 0, 2, 0);
 	madt_iso(&t, 5, 5, 0xd);
-	madt_lapic_nmi(&t, 0xff, 1);
+	madt_lapic_nmi(&t, 0xff, 0, 1);
 	return tb_put(m, &t);
 }
 
@@ -949,6 +961,57 @@ static void test_madt_x2apic(void **state)
 	assert_string_equal(a.notes[1], "MADT: usable CPU with broadcast APIC ID 0xff ignored");
 }
 
+/* Issue 22.6: the MADT's NMI wiring. ACPI 6.5, 5.2.12.7 "Local APIC NMI
+ * Structure" and 5.2.12.13 "Local x2APIC NMI Structure": each entry names
+ * the LINTn input NMI is connected to for the processor with that ACPI
+ * UID, 0xff / 0xffffffff meaning all of them; the flags are MPS INTI
+ * flags. QEMU lists LINT1 for all CPUs. Linux reads the entries only to
+ * warn when one is not LINT1 (arch/x86/kernel/acpi/boot.c,
+ * acpi_parse_lapic_nmi) and wires LINT1 as NMI on the boot CPU itself
+ * (apic.c, setup_local_APIC); tickvisor follows the table, per CPU. */
+static void test_madt_nmi(void **state)
+{
+	struct tmem *m = *state;
+	struct acpi_info a;
+	uint16_t flags[2];
+	struct tb t;
+
+	madt_init(&t, 4, 0xfee00000, 0);
+	madt_lapic(&t, 0, 0, ACPI_LAPIC_ENABLED);
+	madt_lapic(&t, 7, 3, ACPI_LAPIC_ENABLED);
+	madt_x2apic(&t, 0x100, ACPI_LAPIC_ENABLED, 0x1234);
+	madt_lapic_nmi(&t, 7, 0xf, 0);          /* level, active low, CPU with UID 7 */
+	madt_x2apic_nmi(&t, 0xffffffff, 0x5, 1);/* edge, active high, every CPU */
+	madt_x2apic_nmi(&t, 0x1234, 0, 0);      /* the x2APIC CPU's LINT0 */
+	madt_lapic_nmi(&t, 0xff, 0, 2);         /* no such pin */
+	parse_madt(m, &t, &a);
+	assert_int_equal(a.nnmis, 3);
+	assert_int_equal(a.nnotes, 1);
+	assert_string_equal(a.notes[0], "MADT: NMI entry names LINT2, which no local APIC has: "
+			    "ignored");
+	assert_int_equal(acpi_lint_nmis(&a, 0, flags), BIT(1));
+	assert_int_equal(flags[1], 0x5);
+	memset(flags, 0, sizeof(flags));
+	assert_int_equal(acpi_lint_nmis(&a, 3, flags), BIT(0) | BIT(1));
+	assert_int_equal(FIELD_GET(ACPI_INTI_POLARITY, flags[0]), ACPI_INTI_ACTIVE_LOW);
+	assert_int_equal(FIELD_GET(ACPI_INTI_TRIGGER, flags[0]), ACPI_INTI_LEVEL);
+	assert_int_equal(acpi_lint_nmis(&a, 0x100, flags), BIT(0) | BIT(1));
+	/* a CPU the MADT does not list gets only the every-CPU entries */
+	assert_int_equal(acpi_lint_nmis(&a, 9, flags), BIT(1));
+
+	/* QEMU's table: LINT1 everywhere */
+	madt_init(&t, 1, 0xfee00000, 0);
+	madt_lapic(&t, 0, 0, ACPI_LAPIC_ENABLED);
+	madt_lapic_nmi(&t, 0xff, 0, 1);
+	parse_madt(m, &t, &a);
+	assert_int_equal(acpi_lint_nmis(&a, 0, flags), BIT(1));
+	/* none at all */
+	madt_init(&t, 1, 0xfee00000, 0);
+	madt_lapic(&t, 0, 0, ACPI_LAPIC_ENABLED);
+	parse_madt(m, &t, &a);
+	assert_int_equal(acpi_lint_nmis(&a, 0, flags), 0);
+}
+
 static void test_madt_duplicate_ids(void **state)
 {
 	struct tmem *m = *state;
@@ -1393,6 +1456,7 @@ int main(void)
 		T(test_madt_short_subtable),
 		T(test_madt_disabled_cpus),
 		T(test_madt_x2apic),
+		T(test_madt_nmi),
 		T(test_madt_duplicate_ids),
 		T(test_madt_too_many_cpus),
 		T(test_madt_x2apic_beyond_255),

@@ -164,6 +164,42 @@ static void tsc_init(void)
 		platform.tb.apic_div);
 }
 
+unsigned platform_lint_nmi(uint32_t apic_id)
+{
+	uint16_t flags[2] = { 0, 0 };
+	unsigned pins = acpi_lint_nmis(&platform.acpi, apic_id, flags);
+
+	for (unsigned pin = 0; pin < 2; pin++)
+		if (pins & BIT(pin))
+			apic_lint_nmi(pin, FIELD_GET(ACPI_INTI_POLARITY, flags[pin]) ==
+					   ACPI_INTI_ACTIVE_LOW);
+	return pins;
+}
+
+/* The MADT's NMI wiring on the BSP; each AP does the same (smp.c). */
+static void lint_nmi_init(void)
+{
+	uint16_t flags[2] = { 0, 0 };
+	unsigned pins = platform_lint_nmi(platform.apic_ids[0]);
+
+	(void)acpi_lint_nmis(&platform.acpi, platform.apic_ids[0], flags);
+	if (!platform.acpi.has_madt)
+		return;
+	if (!pins) {
+		pr_info("host APIC: LINT0 and LINT1 masked (the MADT wires no NMI to them)");
+		return;
+	}
+	for (unsigned pin = 0; pin < 2; pin++)
+		if (pins & BIT(pin))
+			pr_info("host APIC: LINT%u delivers NMI, as the MADT says (%s, %s)%s", pin,
+				FIELD_GET(ACPI_INTI_POLARITY, flags[pin]) == ACPI_INTI_ACTIVE_LOW
+					? "active low" : "active high",
+				FIELD_GET(ACPI_INTI_TRIGGER, flags[pin]) == ACPI_INTI_LEVEL
+					? "level flag ignored: NMI is edge" : "edge",
+				platform.acpi.nnmis > 1 || !platform.acpi.nmis[0].all
+					? "" : " on every CPU");
+}
+
 static void pic_mask_all(void)
 {
 	/* The legacy 8259s stay masked: every host interrupt is an APIC one. */
@@ -211,6 +247,7 @@ void platform_init(const struct boot_info *bi)
 	apic_init_cpu(VEC_SPURIOUS);
 	pr_info("host APIC: %s mode, id %u, TSC-deadline %s", apic_caps.x2apic ? "x2APIC" : "xAPIC",
 		apic_id(), apic_caps.tsc_deadline ? "yes" : "no");
+	lint_nmi_init();
 	platform.ioapic_addr = platform.acpi.has_ioapic ? (uint32_t)platform.acpi.ioapic_addr
 							: IOAPIC_DEFAULT_BASE;
 	ioapic_quiet();

@@ -39,6 +39,9 @@ void platform_init(const struct boot_info *bi);
 void platform_timer_init(void);
 /* VMX capability probe and report; false if unusable. */
 bool platform_vmx_init(const struct boot_info *bi);
+/* This CPU's LINT pins as the MADT's NMI entries say (issue 22.6):
+ * which pins now deliver NMI, a bit each. */
+unsigned platform_lint_nmi(uint32_t apic_id);
 /* The refusal's error line, after the platform report (issue 21.5). */
 void platform_vmx_refuse(const struct boot_info *bi);
 /* platform: lines: the CPUs up, APIC, TSC, clocks, VMX (what it lacks). */

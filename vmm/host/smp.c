@@ -162,6 +162,7 @@ void ap_entry(struct pcpu *p)
 {
 	cpu_init(p);
 	apic_init_cpu(VEC_SPURIOUS);
+	platform_lint_nmi(p->apic_id);
 	ap_tsc_adjust(p);
 	p->timer_irq = irq_timer_check(platform.tb.tsc_hz);
 	if (aps_vmx && !vmm_vmx_cpu_on()) {

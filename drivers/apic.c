@@ -26,7 +26,7 @@ void apic_init_cpu(uint8_t spurious_vector)
 	uint32_t ecx = cpuid(1, 0).ecx;
 	uint64_t base = rdmsr(MSR_IA32_APIC_BASE);
 
-	apic_caps.tsc_deadline = ecx & CPUID_1_ECX_TSCDL;
+	apic_caps.tsc_deadline = (ecx & CPUID_1_ECX_TSCDL) && !apic_caps.tsc_deadline_erratum;
 	apic_caps.x2apic = ecx & CPUID_1_ECX_X2APIC;
 	apic_caps.mmio_base = base & APIC_BASE_ADDR;
 	/* xAPIC -> x2APIC is a legal transition; EN must be set first. */

@@ -53,7 +53,8 @@ enum apic_reg {
 
 struct apic_caps {
 	bool x2apic;            /* running in x2APIC mode */
-	bool tsc_deadline;      /* CPUID.1:ECX[24] */
+	bool tsc_deadline;      /* CPUID.1:ECX[24], unless tsc_deadline_erratum */
+	const char *tsc_deadline_erratum;       /* why it is not used, or NULL */
 	uint64_t mmio_base;     /* xAPIC only */
 };
 

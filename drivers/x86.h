@@ -164,6 +164,7 @@ enum msr {
 #define CPUID_1_ECX_DCA         BIT(18)
 #define CPUID_1_ECX_X2APIC      BIT(21)
 #define CPUID_1_ECX_TSCDL       BIT(24)
+#define CPUID_1_ECX_HYPERVISOR  BIT(31)      /* a hypervisor is present */
 #define CPUID_1_ECX_XSAVE       BIT(26)
 #define CPUID_1_ECX_OSXSAVE     BIT(27)
 #define CPUID_1_ECX_HV          BIT(31)         /* a hypervisor is present */

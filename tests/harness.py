@@ -436,8 +436,14 @@ def run_suite(build, suite):
                                 screendump=shot, debug_exit=getattr(suite, "debug_exit", True),
                                 uart=getattr(suite, "uart", "com1"),
                                 screendump_after=getattr(suite, "screendump_after", None),
-                                acpi_tables=tables)
+                                acpi_tables=tables, msrs=suite_msrs(suite))
     return suite, status, serial, work, time.monotonic() - t0
+
+
+def suite_msrs(suite):
+    """The Bochs MSR file a suite names (tests/data/msrs/NAME.def), or None."""
+    name = getattr(suite, "msrs", None)
+    return os.path.join(ROOT, "tests", "data", "msrs", f"{name}.def") if name else None
 
 
 def report_suite(res, suite, status, serial, work, secs):

@@ -961,8 +961,31 @@ def spare_cpus_suite():
     return suite
 
 
+def tscdl_erratum_suite():
+    """Issue 22.4: Bochs's Skylake-X with a microcode revision below what
+    Linux's deadline_match list asks of it (tests/data/msrs/
+    ucode-skx-old.def): the host APIC leaves TSC-deadline mode for
+    one-shot, and the guest timer tests still pass on timer=lapic, now
+    armed through TMICT at the calibrated APIC timer rate."""
+    chosen = [BY_NAME[n] for n in ("timer_oneshot", "timer_periodic", "timer_tscdeadline",
+                                   "timer_modes", "timer_tscdl_past")]
+    suite = expect_backends(
+        guest_suite("tscdl-erratum", chosen, run="lapic", extra="timer=lapic"),
+        [(f"{t.name}.lapic", t, 1) for t in chosen], "timer=lapic")
+    suite.msrs = "ucode-skx-old"
+    suite.expect += [
+        r"^tickvisor: host APIC: TSC-deadline mode not used \(TSC-deadline timer broken before "
+        r"microcode 0x02000014 on Skylake-SP \(family 6 model 0x55 stepping 4\), this one has "
+        r"0x2000013\): one-shot instead$",
+        r"^tickvisor: host APIC: x2APIC mode, id 0, TSC-deadline no$",
+        r"^tickvisor: host APIC timer: \d+ Hz \(one-shot mode, no TSC-deadline\)$"]
+    suite.tests = {f"{t.name}.lapic": t for t in chosen}
+    return suite
+
+
 SUITES.append(spare_cpus_suite())
 SUITES.append(tsc_warp_suite())
+SUITES.append(tscdl_erratum_suite())
 
 # Suites make test leaves out; `tests/harness.py --only REGEX` runs those the
 # regex names.

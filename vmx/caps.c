@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "drivers/io.h"
+#include "drivers/errata.h"
 #include "vmx/caps.h"
 #include "vmx/vmcs.h"
 
@@ -60,6 +61,10 @@ static void decode_features(struct vmx_caps *c)
 	c->preempt_timer = vmx_ctl_allowed1(c->pin, PIN_PREEMPT_TIMER) &&
 			   vmx_ctl_allowed1(c->exit, EXIT_SAVE_PREEMPT_TIMER);
 	c->preempt_rate = (unsigned)FIELD_GET(VMX_MISC_PREEMPT_RATE, c->misc);
+	/* KVM's list of CPUs whose timer does not count at that rate
+	 * (drivers/errata.c): the next backend takes over (issue 22.4). */
+	if (c->preempt_timer && (c->preempt_erratum = errata_preempt_timer(cpuid(1, 0).eax)))
+		c->preempt_timer = false;
 	c->posted_intr = vmx_ctl_allowed1(c->pin, PIN_POSTED_INTR);
 	c->tpr_shadow = vmx_ctl_allowed1(c->proc, PROC_TPR_SHADOW);
 	c->apic_access = vmx_ctl_allowed1(c->proc2, PROC2_VIRT_APIC_ACCESS);

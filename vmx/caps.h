@@ -54,6 +54,7 @@ struct vmx_caps {
 	unsigned preempt_rate;          /* timer counts once per 2^rate TSC ticks */
 	bool ept, ept_2m, ept_1g, ept_wb, ept_walk4, vpid, invept, unrestricted;
 	unsigned vmcs_memtype;          /* IA32_VMX_BASIC[53:50]: 6 write-back */
+	const char *preempt_erratum;    /* why a preemption timer is not used, or NULL */
 	bool tpr_shadow, apic_access, apic_reg_virt, vid, x2apic_virt, posted_intr;
 	bool act_hlt, act_wfs;
 };

@@ -34,6 +34,7 @@ UNIT_SRC_rtc := vmm/dev/dev_rtc.c drivers/calendar.c timer/timebase.c
 UNIT_SRC_fbcon := drivers/fbcon.c drivers/string.c
 UNIT_SRC_mce := drivers/mce.c
 UNIT_SRC_tsc := drivers/tsc.c
+UNIT_SRC_errata := drivers/errata.c
 UNIT_SRC_paging := vmm/host/paging_build.c
 
 UNIT_TESTS  := $(patsubst tests/unit/test_%.c,%,$(wildcard tests/unit/test_*.c))

@@ -3,6 +3,7 @@
 #include "drivers/apic.h"
 #include "drivers/io.h"
 #include "drivers/pic.h"
+#include "drivers/errata.h"
 #include "drivers/fmt.h"
 #include "drivers/string.h"
 #include "vmm/host/irq.h"
@@ -164,6 +165,56 @@ static void tsc_init(void)
 		platform.tb.apic_div);
 }
 
+/* IA32_BIOS_SIGN_ID[63:32] after the SDM's write of 0 and CPUID.01H
+ * ("Microcode Update Facilities"); false where the MSR is missing (Bochs
+ * has none), and then nothing is written either. */
+static bool microcode_rev(uint32_t *rev)
+{
+	uint64_t v;
+
+	if (!host_rdmsr_safe(MSR_IA32_BIOS_SIGN_ID, &v))
+		return false;
+	wrmsr(MSR_IA32_BIOS_SIGN_ID, 0);
+	(void)cpuid(1, 0);
+	*rev = (uint32_t)(rdmsr(MSR_IA32_BIOS_SIGN_ID) >> 32);
+	return true;
+}
+
+static bool cpu_is_intel(void)
+{
+	struct cpuid_regs r = cpuid(0, 0);
+
+	return r.ebx == 0x756e6547 && r.edx == 0x49656e69 && r.ecx == 0x6c65746e;
+}
+
+/* TSC-deadline mode of the host APIC only where Linux's microcode list
+ * (drivers/errata.c) says it works (issue 22.4). Under a hypervisor the
+ * microcode revision is the hypervisor's invention: not checked, as
+ * Linux does. */
+static void tsc_deadline_errata(void)
+{
+	struct cpuid_regs r = cpuid(1, 0);
+	struct cpu_sig sig = errata_decode_sig(r.eax);
+	uint32_t rev;
+	const char *why;
+
+	if (!apic_caps.tsc_deadline || !cpu_is_intel() || (r.ecx & CPUID_1_ECX_HYPERVISOR))
+		return;
+	/* Revision 0 is what Bochs (no such MSR behind ignore_bad_msrs)
+	 * returns: no revision to check against. */
+	if (!microcode_rev(&rev) || !rev) {
+		pr_info("host APIC: microcode revision unknown (IA32_BIOS_SIGN_ID reads nothing): "
+			"TSC-deadline errata not checked");
+		return;
+	}
+	if (!(why = errata_tsc_deadline(sig.family, sig.model, sig.stepping, rev)))
+		return;
+	apic_caps.tsc_deadline_erratum = why;
+	apic_caps.tsc_deadline = false;
+	pr_warn("host APIC: TSC-deadline mode not used (%s, this one has %#x): one-shot instead",
+		why, rev);
+}
+
 unsigned platform_lint_nmi(uint32_t apic_id)
 {
 	uint16_t flags[2] = { 0, 0 };
@@ -245,6 +296,7 @@ void platform_init(const struct boot_info *bi)
 	cpus_init(bi);
 	pic_mask_all();
 	apic_init_cpu(VEC_SPURIOUS);
+	tsc_deadline_errata();
 	pr_info("host APIC: %s mode, id %u, TSC-deadline %s", apic_caps.x2apic ? "x2APIC" : "xAPIC",
 		apic_id(), apic_caps.tsc_deadline ? "yes" : "no");
 	lint_nmi_init();
@@ -285,8 +337,11 @@ static void vmx_report(const struct vmx_caps *c)
 	pr_info("VMX: revision %#x, VMCS region %u bytes, true controls %s%s", c->revision,
 		c->vmcs_size, yn(c->true_ctls),
 		c->locked_by_us ? ", IA32_FEATURE_CONTROL locked by tickvisor" : "");
-	pr_info("VMX: preemption timer %s (rate %u: one tick per %u TSC cycles)",
-		yn(c->preempt_timer), c->preempt_rate, 1u << c->preempt_rate);
+	if (c->preempt_erratum)
+		pr_warn("VMX: preemption timer not used: %s", c->preempt_erratum);
+	else
+		pr_info("VMX: preemption timer %s (rate %u: one tick per %u TSC cycles)",
+			yn(c->preempt_timer), c->preempt_rate, 1u << c->preempt_rate);
 	pr_info("VMX: EPT %s (4-level walk %s, 2M pages %s, 1G pages %s), VPID %s, "
 		"unrestricted guest %s, VMCS memory type %u%s", yn(c->ept), yn(c->ept_walk4),
 		yn(c->ept_2m), yn(c->ept_1g), yn(c->vpid), yn(c->unrestricted), c->vmcs_memtype,

@@ -47,7 +47,7 @@ static void irq_timer_checked(uint8_t vector)
 bool irq_timer_check(uint64_t tsc_hz)
 {
 	uint32_t me = this_cpu()->index, before = READ_ONCE(check_irqs[me]);
-	uint64_t t0 = rdtsc(), limit = tsc_hz / 20;
+	uint64_t t0 = rdtsc(), limit = tsc_hz / 1000 * IRQ_TIMER_CHECK_MS;
 
 	if (apic_caps.tsc_deadline)
 		apic_timer_deadline(VEC_TIMER_CHECK, t0 + tsc_hz / 10000);

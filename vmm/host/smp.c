@@ -289,8 +289,8 @@ static void smp_report_tsc(uint32_t up)
 		if (cpus[i] && cpus[i]->timer_irq)
 			ok++;
 		else if (cpus[i])
-			pr_warn("cpu%u: no host timer interrupt within 50 ms of arming its LAPIC "
-				"timer", i);
+			pr_warn("cpu%u: no host timer interrupt within %u ms of arming its "
+				"LAPIC timer", i, IRQ_TIMER_CHECK_MS);
 	if (ok == up)
 		pr_info("host timer: an interrupt taken on %s%u CPU%s (LAPIC %s)",
 			up > 1 ? "every one of the " : "", up, up == 1 ? "" : "s",

@@ -277,7 +277,14 @@ def containment_posted():
 # AP with a firmware's IA32_TSC_ADJUST, undone at bring-up, another put
 # 10^8 cycles ahead after that check. The warp test must find that one
 # and only that one; a 2-vCPU guest and a posted one are then refused
-# with the reason, and a guest on one vCPU still runs.
+# with the reason, and a guest on one vCPU still runs. cpu3's host timer
+# check finds no interrupt: Bochs 3.0 dates a TSC-deadline against its
+# unadjusted tick count (cpu/apic.cc set_tsc_deadline: deadline -
+# time_ticks()), not the TSC that RDTSC and the SDM's comparison use
+# (time_ticks + IA32_TSC_ADJUST), so 10^8 cycles ahead it fires 2 s late.
+# Unpatched (only the host's own check arms it on a moved TSC); the
+# bring-up waits out the whole check and says so, where it once gave up
+# on the CPU as "could not enter VMX operation".
 def tsc_warp_suite():
     basic = BY_NAME["basic"]
     cases = [("warp_smp", BY_NAME["smp_ipi"], 2, "", 255,
@@ -297,8 +304,12 @@ def tsc_warp_suite():
                      r"\(warp test\)$",
                      r"^tickvisor: TSC: unsynchronised across CPUs: guests with more than one "
                      r"vCPU, and timer=posted, are refused$",
-                     r"^tickvisor: done: 3 guests, 2 failed$"],
-                  reject=[r"in step on all", r"cpu[12]'s TSC is at least", TRACE_LINE])
+                     r"^tickvisor: done: 3 guests, 2 failed$",
+                     r"^tickvisor: 4 of 4 CPUs up \(VMX on all of them\)$",
+                     r"^tickvisor: cpu3: no host timer interrupt within 1000 ms of arming its "
+                     r"LAPIC timer$"],
+                  reject=[r"in step on all", r"cpu[12]'s TSC is at least", TRACE_LINE,
+                          r"cpu[0-2]: no host timer interrupt", r"left out"])
     suite.tests = {name: t for name, t, _, _, st, _ in cases if st == 0}
     return suite
 

@@ -44,7 +44,9 @@ static const uint64_t tramp_gdt[4] = {
 #define INIT_DELAY_US    10000u
 #define SIPI_DELAY_US    200u
 #define AP_ANSWER_US     100000u        /* alive in long mode */
-#define AP_READY_US      1000000u       /* through ap_entry() */
+/* Through ap_entry(): its host timer check alone may take
+ * IRQ_TIMER_CHECK_MS (a timer that never fires), VMXON a little more. */
+#define AP_READY_US      (IRQ_TIMER_CHECK_MS * 1000u + 1000000u)
 
 void ap_entry(struct pcpu *p);
 
@@ -262,7 +264,13 @@ static bool start_one(uint32_t index, uint32_t apic_id, uint8_t *page)
 		cpus[index] = NULL;
 		return false;
 	}
-	if (!wait_flag(&p->ready, AP_READY_US) || p->ready != 1) {
+	if (!wait_flag(&p->ready, AP_READY_US)) {
+		pr_warn("cpu%u (APIC ID %u) started but did not finish its bring-up within %u ms: "
+			"left out", index, apic_id, AP_READY_US / 1000);
+		cpus[index] = NULL;
+		return false;
+	}
+	if (p->ready != 1) {
 		pr_warn("cpu%u (APIC ID %u) started but could not enter VMX operation: left out",
 			index, apic_id);
 		cpus[index] = NULL;

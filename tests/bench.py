@@ -74,6 +74,13 @@ EXIT_COSTS = [
 POSTED_CONFIGS = [(f"posted/{adv}/apicv-on", f"timer=posted advance={adv}")
                   for adv in ("off", "auto")]
 SMP_TIMER_CONFIGS = [(f"smp-timers/{t}", f"timer={t}") for t in ("preempt", "posted")]
+# Issue 24.2, a fresh guest's first expiries: one guest per backend and
+# timer kind (the advance tuner is per vCPU, so a guest's second kind is
+# no longer cold), advance=auto; natively the same figures come from the
+# one native boot (cold_first=1: no tuner there to warm).
+COLD_KINDS = ("tscdeadline", "oneshot", "periodic")
+COLD_CONFIGS = [(f"cold/{t}", f"timer={t} advance=auto") for t in ("preempt", "lapic", "hpet")]
+COLD_POSTED = [("cold/posted", "timer=posted advance=auto")]
 SMP_TIMER_VCPUS = 3
 
 
@@ -195,7 +202,7 @@ def goals(res):
     if "linux" in res:
         out += bench_linux.goals(res["linux"])
     if res["configs"]:
-        out += posted_goals(res)
+        out += posted_goals(res) + cold_goals(res)
     return out
 
 
@@ -314,6 +321,20 @@ def exit_costs_md(res):
     return lines + [""]
 
 
+def cold_md(res):
+    """A fresh guest's first 20 expiries per kind (issue 24.2)."""
+    cfgs = ["native"] + [c for c, _ in COLD_CONFIGS + COLD_POSTED]
+    lines = ["## Cold start: a fresh guest's first 20 expiries (p50 / p99 / max, advance=auto)",
+             "", "| kind | " + " | ".join(cfgs) + " |", "|---|" + "---|" * len(cfgs)]
+    for k in COLD_KINDS:
+        row = [f"`cold_{k}_lat`"]
+        for c in cfgs:
+            f = res["configs"].get(c, {}).get(f"cold_{k}_lat")
+            row.append(" / ".join(str(f[x]) for x in ("p50", "p99", "max")) if f else "–")
+        lines.append("| " + " | ".join(row) + " |")
+    return lines + [""]
+
+
 def baseline_md(res, base):
     """Every figure before (base) and after (res): p50 / p99 / max."""
     lines = ["## Against the baseline (p50 / p99 / max, before → after)", "",
@@ -342,7 +363,7 @@ def report_md(res):
              "cycles unless the unit says otherwise; `p50 (ratio)` against native.", "",
              "## Goals", ""]
     lines += bench_goals.report_lines(bench_goals.verdicts(goals(res)))
-    lines += [""] + (exit_costs_md(res) if cfgs else [])
+    lines += [""] + (exit_costs_md(res) if cfgs else []) + (cold_md(res) if cfgs else [])
     if res.get("baseline"):
         lines += baseline_md(res, res["baseline"])
     if cfgs:
@@ -423,7 +444,7 @@ def timer_configs(build, out, emu_name):
     # tickvisor first: it reports the TSC rate the native run is told.
     tv, serial = run_tickvisor(build, out, [
         (c.replace("/", "."), "bench_timer.elf", opts, f"bench_timer {TIMER_ARGS}", 1)
-        for c, opts in CONFIGS], 1, emu_name)
+        for c, opts in CONFIGS] + cold_guests(COLD_CONFIGS), 1, emu_name)
     tsc_hz = tsc_rate(serial, os.path.join(out, "tickvisor-1cpu"))
     smp, _ = run_tickvisor(build, out, [
         (c.replace("/", "."), "smp_pingpong.elf", opts, f"smp_pingpong {args}".strip(), 2)
@@ -431,12 +452,12 @@ def timer_configs(build, out, emu_name):
         if os.path.exists(os.path.join(guests, "smp_pingpong.elf")) else ({}, None)
     posted, _ = run_tickvisor(build, out, [
         (c.replace("/", "."), "bench_timer.elf", opts, f"bench_timer {TIMER_ARGS}", 1)
-        for c, opts in POSTED_CONFIGS], 2, emu_name, tag="posted-2")
+        for c, opts in POSTED_CONFIGS] + cold_guests(COLD_POSTED), 2, emu_name, tag="posted-2")
     smp_timers, _ = run_tickvisor(build, out, [
         (c.replace("/", "."), "smp_timers.elf", opts, "smp_timers", SMP_TIMER_VCPUS)
         for c, opts in SMP_TIMER_CONFIGS], SMP_TIMER_VCPUS + 1, emu_name, tag="posted-4")
     native = run_native(out, os.path.join(guests, "bench_timer.elf"),
-                        f"bench_timer {TIMER_ARGS} tsc_hz={tsc_hz}", 1, native_emu)
+                        f"bench_timer {TIMER_ARGS} tsc_hz={tsc_hz} cold_first=1", 1, native_emu)
     if os.path.exists(os.path.join(guests, "smp_pingpong.elf")):
         for args in ("", "apic=x2apic"):
             native.update(run_native(out, os.path.join(guests, "smp_pingpong.elf"),
@@ -452,7 +473,36 @@ def timer_configs(build, out, emu_name):
         configs[c] = posted.get(c.replace("/", "."), {})
     for c, _ in SMP_TIMER_CONFIGS:
         configs[c] = smp_timers.get(c.replace("/", "."), {})
+    for c, _ in COLD_CONFIGS + COLD_POSTED:
+        configs[c] = {}
+        for k in COLD_KINDS:
+            configs[c].update((tv if c != "cold/posted" else posted).get(
+                f"{c.replace('/', '.')}.{k}", {}))
     return configs, tsc_hz
+
+
+def cold_guests(cfgs):
+    """The cold-start guests of cfgs: one per timer kind, each alone."""
+    return [(f"{c.replace('/', '.')}.{k}", "bench_timer.elf", opts,
+             f"bench_timer delta_us=100 period_us=200 cold={k}", 1)
+            for c, opts in cfgs for k in COLD_KINDS]
+
+
+def cold_goals(res):
+    """Issue 24.2: the max of a fresh guest's first 20 expiries of each
+    kind, every backend, advance=auto, at most 2x native's max of the
+    same figure."""
+    out = []
+    for c, _ in COLD_CONFIGS + COLD_POSTED:
+        for k in COLD_KINDS:
+            name = f"cold_{k}_lat"
+            n = res["configs"].get("native", {}).get(name)
+            v = res["configs"].get(c, {}).get(name)
+            out.append(goal(f"{c}: {name} max at most 2x native max",
+                            {f"native {name}": (n or {}).get("max"), f"{c} {name}": (v or {}).get("max")},
+                            lambda n, v: v <= 2 * max(n, 1),
+                            lambda n, v: f"max {v} vs {n} cycles ({fmt_ratio(ratio(v, n))})"))
+    return out
 
 
 def verdict(vs):

@@ -29,6 +29,12 @@ KNOWN_MISSES = {
         "the housekeeper needs a second CPU, and in Bochs a second CPU doubles the count "
         "of the same path: 55 cycles against 30 on 1 CPU, within native's 59 on 2 CPUs, "
         "the fair baseline (docs/benchmarks.md, 'Against the goals')",
+    **{f"cold/posted: cold_{k}_lat max at most 2x native max":
+       "the housekeeper's lead (its delivery's cost, learnt as the fastest delivery seen, "
+       "so that no IPI leaves before the target) is unknown at a fresh guest's first "
+       "expiry, which is therefore late by that delivery: max 252-273 cycles against "
+       "p99 26-31 (Bochs, 2026-12-05); the other backends' cold max is 33-48 (issue 24.2)"
+       for k in ("tscdeadline", "oneshot", "periodic")},
     "linux cyclictest: max with advance=auto at most 2x native":
         "a rare multi-millisecond spike in one boot of six (issue 24.1: 7406 us, 23.44x on "
         "d1e2e86; the same image booted again gave 218 us): not yet found",

@@ -98,7 +98,7 @@ static void test_observe_step(void **state)
 {
 	struct timer_advance a;
 
-	advance_init(&a, ADVANCE_AUTO, 0, HZ_3G);               /* 3000 cycles */
+	advance_init(&a, ADVANCE_AUTO, 1000, HZ_3G);            /* 3000 cycles */
 	advance_observe(&a, 800);                               /* late: more advance */
 	assert_int_equal(advance_get(&a), 3100);
 	advance_observe(&a, -800);                              /* early: less */
@@ -144,7 +144,7 @@ static void test_observe_outlier(void **state)
 {
 	struct timer_advance a;
 
-	advance_init(&a, ADVANCE_AUTO, 0, HZ_3G);
+	advance_init(&a, ADVANCE_AUTO, 1000, HZ_3G);            /* 3000 cycles */
 	advance_observe(&a, (int64_t)a.outlier_tsc + 1);
 	advance_observe(&a, -(int64_t)a.outlier_tsc - 1);
 	advance_observe(&a, 1000000000);
@@ -293,6 +293,29 @@ static void test_latency_beyond_max(void **state)
 
 /* Occasional outliers (the host was busy) do not disturb a settled
  * advance. */
+/* Issue 24.2: a fresh auto advance starts at the ceiling, so for any
+ * path cost below it the first expiries come early - the host waits to
+ * the exact target - never late, and it still settles on the cost. From
+ * the old 1 us start the first of them was late by the whole cost less
+ * 1 us (Bochs: 614 of a ~650-cycle path, issue 24). */
+static void test_cold_start_never_late(void **state)
+{
+	static const uint64_t hz[] = { HZ_50M, HZ_3G };
+	static const uint64_t ns[] = { 1000, 5000, 13000, 19000 };
+
+	for (size_t h = 0; h < ARRAY_SIZE(hz); h++)
+		for (size_t c = 0; c < ARRAY_SIZE(ns); c++) {
+			struct timer_advance a;
+			uint64_t latency = ns[c] * hz[h] / 1000000000ull, s = 5;
+
+			advance_init(&a, ADVANCE_AUTO, 0, hz[h]);
+			assert_int_equal(advance_get(&a), a.max_tsc);
+			for (unsigned i = 0; i < 20; i++)
+				assert_true(expiry(&a, latency, 0, &s) <= 0);
+			settle(&a, latency, 0, &s);
+		}
+}
+
 static void test_outliers_ignored_when_settled(void **state)
 {
 	struct timer_advance a;
@@ -343,6 +366,7 @@ int main(void)
 		cmocka_unit_test(test_follows_step_change),
 		cmocka_unit_test(test_latency_beyond_max),
 		cmocka_unit_test(test_outliers_ignored_when_settled),
+		cmocka_unit_test(test_cold_start_never_late),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

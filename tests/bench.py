@@ -202,7 +202,7 @@ def goals(res):
     if "linux" in res:
         out += bench_linux.goals(res["linux"])
     if res["configs"]:
-        out += posted_goals(res) + cold_goals(res)
+        out += posted_goals(res) + cold_goals(res) + tail_goals(res)
     return out
 
 
@@ -486,6 +486,31 @@ def cold_guests(cfgs):
     return [(f"{c.replace('/', '.')}.{k}", "bench_timer.elf", opts,
              f"bench_timer delta_us=100 period_us=200 cold={k}", 1)
             for c, opts in cfgs for k in COLD_KINDS]
+
+
+def tail_goals(res):
+    """Issue 24.3: one-shot p99 and the periodic period error's worst
+    (either sign) with advance=auto, every host backend, within 2x
+    native's."""
+    out = []
+    nat = res["configs"].get("native", {})
+    for timer in ("preempt", "lapic", "hpet"):
+        cfg = f"{timer}/auto/apicv-on"
+        got = res["configs"].get(cfg, {})
+        n, v = nat.get("oneshot_spin_lat_before"), got.get("oneshot_spin_lat_before")
+        out.append(goal(f"{cfg}: one-shot latency p99 at most 2x native p99",
+                        {"native oneshot_spin_lat_before": (n or {}).get("p99"),
+                         f"{cfg} oneshot_spin_lat_before": (v or {}).get("p99")},
+                        lambda n, v: v <= 2 * max(n, 1),
+                        lambda n, v: f"p99 {v} vs {n} cycles ({fmt_ratio(ratio(v, n))})"))
+        n, v = nat.get("periodic_period_error"), got.get("periodic_period_error")
+        worst = (lambda f: max(abs(f["min"]), abs(f["max"])) if f and "min" in f else None)
+        out.append(goal(f"{cfg}: periodic period error at most 2x native's worst",
+                        {"native periodic_period_error": worst(n),
+                         f"{cfg} periodic_period_error": worst(v)},
+                        lambda n, v: v <= 2 * max(n, 1),
+                        lambda n, v: f"worst {v} vs {n} cycles ({fmt_ratio(ratio(v, n))})"))
+    return out
 
 
 def cold_goals(res):

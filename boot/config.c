@@ -32,7 +32,7 @@ const char *config_log_level_name(enum log_level l)
 
 static const char *const end_names[] = {
 	[END_AUTO] = "auto", [END_POWEROFF] = "poweroff", [END_HALT] = "halt",
-	[END_WAIT] = "wait",
+	[END_WAIT] = "wait", [END_RESET] = "reset",
 };
 
 static const char *const console_names[] = {
@@ -203,7 +203,7 @@ static int parse_option(struct cfg_ctx *x, struct tv_options *o,
 		o->set |= OPT_SET_IF0_QUIRKS;
 	} else if (!strcmp(key, "end")) {
 		if ((i = lookup(end_names, ARRAY_SIZE(end_names), val)) < 0)
-			return cfg_error(x, "end must be auto, poweroff, halt or wait, not", val);
+			return cfg_error(x, "end must be auto, poweroff, halt, wait or reset, not", val);
 		o->end = (enum end_mode)i;
 		o->set |= OPT_SET_END;
 	} else if (!strcmp(key, "serial")) {
@@ -479,9 +479,21 @@ static int parse_inject_tsc(struct cfg_ctx *x, char *arg, int32_t *cpu, int64_t 
 	return 0;
 }
 
-/* inject=hpet-stuck|tsc-adjust:CPU:CYCLES|tsc-warp:CPU:CYCLES (struct tv_inject). */
+/* inject=hpet-stuck|tsc-adjust:CPU:CYCLES|tsc-warp:CPU:CYCLES|
+ * reset-from:fadt|cf9|kbc|efi (struct tv_inject). */
 static int parse_inject(struct cfg_ctx *x, struct tv_inject *in, char *val)
 {
+	static const char *const reset_from[] = { "fadt", "cf9", "kbc", "efi" };
+
+	if (!strncmp(val, "reset-from:", 11)) {
+		int i = lookup(reset_from, ARRAY_SIZE(reset_from), val + 11);
+
+		if (i < 0)
+			return cfg_error(x, "inject=reset-from: takes fadt, cf9, kbc or efi, not",
+					 val + 11);
+		in->reset_from = (uint8_t)i;
+		return 0;
+	}
 	if (!strcmp(val, "hpet-stuck")) {
 		in->hpet_stuck = true;
 		return 0;
@@ -490,8 +502,8 @@ static int parse_inject(struct cfg_ctx *x, struct tv_inject *in, char *val)
 		return parse_inject_tsc(x, val + 11, &in->adjust_cpu, &in->adjust);
 	if (!strncmp(val, "tsc-warp:", 9))
 		return parse_inject_tsc(x, val + 9, &in->warp_cpu, &in->warp);
-	return cfg_error(x, "inject must be hpet-stuck, tsc-adjust:CPU:CYCLES or "
-			 "tsc-warp:CPU:CYCLES, not", val);
+	return cfg_error(x, "inject must be hpet-stuck, tsc-adjust:CPU:CYCLES, "
+			 "tsc-warp:CPU:CYCLES or reset-from:METHOD, not", val);
 }
 
 static int parse_global(struct cfg_ctx *x, struct tv_config *c, char *tok)

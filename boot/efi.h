@@ -26,6 +26,7 @@ const char *efi_status_str(EFI_STATUS st);
 __noreturn void efi_fail(const char *fmt, ...) __printf(1, 2);
 /* Power off through the runtime service; usable before and after EBS. */
 void efi_shutdown(int status);
+void efi_reset(void);
 
 /* Reads a whole file from the volume tickvisor was loaded from into
  * EfiLoaderData pages. path uses '/' or '\'. Returns EFI status. */

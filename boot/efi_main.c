@@ -64,6 +64,11 @@ void efi_shutdown(int status)
 	RT->ResetSystem(EfiResetShutdown, status ? EFI_ABORTED : EFI_SUCCESS, 0, NULL);
 }
 
+void efi_reset(void)
+{
+	RT->ResetSystem(EfiResetCold, EFI_SUCCESS, 0, NULL);
+}
+
 /* end= as far as it is known (load options, then the config file). */
 static enum end_mode efi_end = END_AUTO;
 
@@ -103,6 +108,8 @@ static __noreturn void efi_end_run(int status)
 	}
 	if (m == END_WAIT)
 		efi_wait_key();
+	if (m == END_RESET)
+		efi_reset();
 	efi_shutdown(status);
 	for (;;)
 		__asm__ volatile("cli; hlt");
@@ -456,6 +463,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	bi = (struct boot_info *)alloc_pages(EFI_SIZE_TO_PAGES(sizeof(*bi)));
 	memset(bi, 0, sizeof(*bi));
 	bi->efi_shutdown = efi_shutdown;
+	bi->efi_reset = efi_reset;
 	record_image(image, bi);
 	efi_enum_cpus(bi);
 	read_config(image, bi);

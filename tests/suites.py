@@ -861,6 +861,28 @@ class PlatformSuite(Suite):
             f"report at {report}, refusal at {refusal}"
 
 
+class ResetSuite(PlatformSuite):
+    """end=reset (issue 22.7) on a QEMU shape: after the refusal's final
+    status the reset way `way` is announced and is the log's last line -
+    QEMU runs with -no-reboot, so the emulator ended there. One that did
+    not take would print 'did not take' RESET_TAKE_MS later and go on to
+    the next way, or halt."""
+
+    def __init__(self, name, way, machine="q35", inject=None, expect=()):
+        cfg = "log=info\nend=reset\n" + (f"inject=reset-from:{inject}\n" if inject else "")
+        super().__init__(name, machine=machine, config=cfg,
+                         expect=list(expect) + [rf"^tickvisor: reset: by the {way}"],
+                         reject=[r"did not take", r"reset failed"])
+        self.way = way
+
+    def checks(self, serial):
+        yield from super().checks(serial)
+        lines = [ln for ln in serial.splitlines() if ln.strip()]
+        last = lines[-1] if lines else ""
+        yield bool(re.match(rf"tickvisor: reset: by the {self.way}", last)), \
+            "the reset took: its announcement is the last line", f"last line: {last!r}"
+
+
 Q35_ACPI = r"^tickvisor: ACPI: RSDP rev 2 \(BOCHS \), MADT, HPET, FADT, I/O APIC$"
 PLATFORM_SUITES = [
     PlatformSuite("tcg-q35", expect=[
@@ -882,6 +904,16 @@ PLATFORM_SUITES = [
     PlatformSuite("tcg-q35-s5", debug_exit=False, expect=[
         r"^tickvisor: ACPI: \\_S5 SLP_TYP 0/0 \(DSDT\): power-off by PM1a_CNT$"],
         reject=[r"ACPI S5 power-off did not take", r"power-off failed"]),
+    # Issue 22.7, end=reset: every way of drivers/reset.h resets QEMU by
+    # itself (inject=reset-from: skips those before it); q35's FADT has
+    # RESET_REG (I/O 0xCF9 <- 0xF), pc's does not set RESET_REG_SUP, so the
+    # plan starts at 0xCF9 there.
+    ResetSuite("tcg-reset-fadt", r"FADT reset register \(I/O 0xcf9 <- 0xf\)$"),
+    ResetSuite("tcg-reset-pc", r"0xCF9 reset control$", machine="pc", expect=[
+        r"^tickvisor: reset: the FADT reset register is not used: the FADT does not set "
+        r"RESET_REG_SUP$"]),
+    ResetSuite("tcg-reset-kbc", r"8042 reset line$", inject="kbc"),
+    ResetSuite("tcg-reset-efi", r"UEFI ResetSystem$", inject="efi"),
     PlatformSuite("tcg-pc", machine="pc", expect=[
         r"^tickvisor: ACPI: FADT PM1a_CNT 0xb004, PM timer 0xb008 \(24-bit\), reset unsupported$",
         r"^tickvisor: ACPI: \\_S5 SLP_TYP 0/0 \(DSDT\): power-off by PM1a_CNT$",

@@ -633,7 +633,9 @@ static void test_end(void **state)
 	assert_int_equal(cfg.opts.end, END_POWEROFF);
 	parse_ok("end=auto");
 	assert_int_equal(cfg.opts.end, END_AUTO);
-	expect_err("end=reboot", 1, "end must be auto, poweroff, halt or wait, not 'reboot'");
+	parse_ok("end=reset");
+	assert_int_equal(cfg.opts.end, END_RESET);
+	expect_err("end=reboot", 1, "end must be auto, poweroff, halt, wait or reset, not 'reboot'");
 	expect_err("guest a img\nguest b img end=wait", 2,
 		   "end= ends the whole run: a global option, not a guest's: 'end'");
 
@@ -642,7 +644,7 @@ static void test_end(void **state)
 	assert_int_equal(lo.end, END_WAIT);
 	config_resolve(&cfg, &lo, lo_lvl, lo_trace, lo_lvl_set);
 	assert_int_equal(cfg.opts.end, END_WAIT);
-	expect_load_err("x end=", "end must be auto, poweroff, halt or wait, not ''");
+	expect_load_err("x end=", "end must be auto, poweroff, halt, wait or reset, not ''");
 }
 
 /* console= (issue 21.2): global only, as end=. */
@@ -719,8 +721,16 @@ static void test_inject(void **state)
 	assert_int_equal(cfg.inject.adjust, -5000);
 	assert_int_equal(cfg.inject.warp_cpu, 3);
 	assert_int_equal(cfg.inject.warp, 0x100000);
-	expect_err("inject=hpet", 1, "inject must be hpet-stuck, tsc-adjust:CPU:CYCLES or "
-		   "tsc-warp:CPU:CYCLES, not 'hpet'");
+	expect_err("inject=hpet", 1, "inject must be hpet-stuck, tsc-adjust:CPU:CYCLES, "
+		   "tsc-warp:CPU:CYCLES or reset-from:METHOD, not 'hpet'");
+	/* end=reset's first method (issue 22.7): the FADT's unless told. */
+	assert_int_equal(cfg.inject.reset_from, 0);
+	parse_ok("inject=reset-from:kbc");
+	assert_int_equal(cfg.inject.reset_from, 2);
+	parse_ok("inject=reset-from:efi");
+	assert_int_equal(cfg.inject.reset_from, 3);
+	expect_err("inject=reset-from:acpi", 1,
+		   "inject=reset-from: takes fadt, cf9, kbc or efi, not 'acpi'");
 	expect_err("inject=tsc-warp:2", 1,
 		   "inject=tsc-adjust and tsc-warp take CPU:CYCLES, not '2'");
 	expect_err("inject=tsc-warp:0:100", 1, "inject: the CPU must be an AP, 1..63, not '0'");

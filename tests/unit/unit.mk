@@ -35,6 +35,7 @@ UNIT_SRC_fbcon := drivers/fbcon.c drivers/string.c
 UNIT_SRC_mce := drivers/mce.c
 UNIT_SRC_tsc := drivers/tsc.c
 UNIT_SRC_errata := drivers/errata.c
+UNIT_SRC_reset := drivers/reset.c
 UNIT_SRC_paging := vmm/host/paging_build.c
 
 UNIT_TESTS  := $(patsubst tests/unit/test_%.c,%,$(wildcard tests/unit/test_*.c))

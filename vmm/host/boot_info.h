@@ -45,6 +45,8 @@ struct boot_info {
 	uint64_t image_base, image_size; /* tickvisor itself */
 	/* UEFI runtime ResetSystem(EfiResetShutdown); returns only on failure. */
 	void (*efi_shutdown)(int status);
+	/* UEFI runtime ResetSystem(EfiResetCold) (end=reset's last way). */
+	void (*efi_reset)(void);
 	/* The VMX check made before ExitBootServices, while the firmware's
 	 * console still showed its answer: NULL when VMX is usable, else the
 	 * reason (printed then); whether that check locked

@@ -28,6 +28,7 @@ enum end_mode {
 	END_POWEROFF,           /* power off at once */
 	END_HALT,               /* stop with the summary on the consoles */
 	END_WAIT,               /* show the summary, power off after a key */
+	END_RESET,              /* reset the machine (drivers/reset.h's order) */
 };
 
 /* Where the log goes after ExitBootServices (console=); before it, the
@@ -138,6 +139,7 @@ struct tv_inject {
 	int64_t adjust;
 	int32_t warp_cpu;               /* ... after tickvisor's check; -1: none */
 	int64_t warp;
+	uint8_t reset_from;             /* enum reset_method end=reset starts with */
 };
 
 struct tv_config {

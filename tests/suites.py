@@ -37,6 +37,9 @@ class Suite:
 
 # A trace point's line (issue 11.9): only with log=trace or log=trace:LIST.
 TRACE_LINE = r"^tickvisor: cpu\d+: trace "
+# vcpu_calib.c's probe 4: this tree's Bochs carries
+# scripts/bochs-patches/0006, so posted interrupts must be usable.
+PI_EMPTY_ERRATUM = r"PI_EMPTY_ERRATUM"
 
 
 def done_line(guests):
@@ -116,7 +119,7 @@ def guest_suite(name, tests, cpus=1, run=None, extra="", timeout=900):
     status = 1 if any(st for _, st in guests) else 0
     return Suite(name, guestcfg.config(lines), cpus=cpus, status=status,
                  guests=guests, timeout=timeout, expect=[done_line(guests)],
-                 reject=[TRACE_LINE])
+                 reject=[TRACE_LINE, PI_EMPTY_ERRATUM])
 
 
 def guest_suites(tests):

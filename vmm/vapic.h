@@ -93,6 +93,8 @@ bool vapic_pi_pending(const struct vcpu *v);
 void vapic_pi_take_notification(struct vcpu *v);
 /* Registers the host handler of the notification vector (once, at boot). */
 void vapic_pi_host_init(void);
+/* vcpu_calib.c's probe 4: ON set, nothing posted. */
+void vapic_pi_arm_empty(struct vcpu *v);
 /* INIT: posted requests die with the rest of the APIC state. */
 void vapic_pi_clear(struct vcpu *v);
 

@@ -96,6 +96,7 @@ struct vcpu {
 	bool vid_if0_erratum;           /* this CPU delivers virtual interrupts with IF=0 (vcpu_calib.c) */
 	bool kick_if0_erratum;          /* entered with IF=0, this CPU ignores a kick (vcpu_calib.c) */
 	bool hlt_if0_erratum;           /* halted in the guest with IF=0, this CPU ignores a kick (vcpu_calib.c) */
+	bool pi_empty_erratum;          /* a notification with PIR empty delivers vector 0xff (vcpu_calib.c) */
 	bool cached_stop_poll;          /* IF=0 entries arm the stop poll (vcpu_timer.c) */
 	bool cached_stop_poll_any_if;   /* and IF=1 entries too: hlt=guest on a CPU with hlt_if0_erratum */
 };

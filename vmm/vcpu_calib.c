@@ -34,6 +34,7 @@
 #include "vmm/host/mem.h"
 #include "vmm/host/percpu.h"
 #include "vmm/host/platform.h"
+#include "vmm/vapic.h"
 #include "vmm/vcpu_calib.h"
 #include "vmm/vcpu_setup.h"
 #include "vmx/vmx.h"
@@ -194,20 +195,22 @@ void vcpu_calib_measure(struct vcpu *v)
  */
 #define PROBE_NO_IPI    (-100)  /* probe_run(): the self-IPI never reached IRR */
 
-/* One probe entry at rip with rflags and the interruptibility state intr;
- * the exit reason, or < 0. An external-interrupt exit's vector is handled
- * here (ext_intr_handled()); if it was another interrupt than the
- * probe's, the probe is made again (the kick still waits in IRR). */
-static long probe_run(struct vcpu *v, uint64_t rip, uint64_t rflags, uint64_t intr)
+/* One probe entry at rip with rflags and the interruptibility state intr,
+ * a self-IPI of vector vec pending in the host APIC's IRR; the exit
+ * reason, or < 0. An external-interrupt exit's vector is handled here
+ * (ext_intr_handled()); if it was another interrupt than the probe's, the
+ * probe is made again (the self-IPI still waits in IRR). */
+static long probe_run_vec(struct vcpu *v, uint8_t vec, uint64_t rip, uint64_t rflags,
+			  uint64_t intr)
 {
-	const uint32_t kick_irr = APIC_IRR + (VEC_KICK / 32) * 16;
+	const uint32_t vec_irr = APIC_IRR + (vec / 32) * 16;
 	unsigned spins = 0, tries = 0;
 	uint64_t flags;
 	long r = PROBE_NO_IPI;
 
 	flags = irq_save();
-	apic_send_ipi(this_cpu()->apic_id, VEC_KICK);
-	while (!(apic_read(kick_irr) & BIT(VEC_KICK % 32)) && ++spins < PROBE_SPINS)
+	apic_send_ipi(this_cpu()->apic_id, vec);
+	while (!(apic_read(vec_irr) & BIT(vec % 32)) && ++spins < PROBE_SPINS)
 		cpu_relax();
 	while (spins < PROBE_SPINS) {
 		vcpu_reset_multiboot(v, (uint32_t)rip, 0);
@@ -219,13 +222,18 @@ static long probe_run(struct vcpu *v, uint64_t rip, uint64_t rflags, uint64_t in
 			break;
 		v->regs.launched = 1;
 		if (!ext_intr_handled(r) ||
-		    FIELD_GET(INTR_INFO_VECTOR, vmread(VMCS_EXIT_INTR_INFO)) == VEC_KICK ||
+		    FIELD_GET(INTR_INFO_VECTOR, vmread(VMCS_EXIT_INTR_INFO)) == vec ||
 		    ++tries == CALIB_RUNS)
 			break;
 	}
 	irq_restore(flags);     /* an IPI the guest did not exit for is taken now */
 	vmwrite(VMCS_GUEST_INTERRUPTIBILITY, 0);
 	return r;
+}
+
+static long probe_run(struct vcpu *v, uint64_t rip, uint64_t rflags, uint64_t intr)
+{
+	return probe_run_vec(v, VEC_KICK, rip, rflags, intr);
 }
 
 static const char *probe_failed(long r)
@@ -304,18 +312,79 @@ static long probe_hlt_if0(struct vcpu *v, bool *erratum)
 	return r;
 }
 
+/*
+ * Probe 4, of posted interrupts, asked where they would be used (a
+ * descriptor: apicv=on on a CPU with posted-interrupt processing):
+ * pi_empty_erratum. A notification that finds PIR empty is normal (a
+ * root-mode fold took PIR after a second sender had set ON again and
+ * sent its IPI, vmm/vapic_pi.c), and the SDM's CPU then leaves RVI as it
+ * was: RVI := max{RVI, PIRV}, nothing posted, nothing delivered (Vol. 3C,
+ * "Posted-Interrupt Processing"). Bochs 3.0 without
+ * scripts/bochs-patches/0006 sets RVI to 0xff and delivers vector 0xff,
+ * which no one sent (the guest's spurious vector, never EOIed: the vCPU
+ * wedges). The probe enters at the VMCALL with IF = 1, RVI 0, VIRR
+ * empty, ON set, PIR empty and the notification vector pending in the
+ * host APIC: the CPU processes it (clears ON) and the VMCALL exits with
+ * RVI 0, or it delivers 0xff (a #GP exit through the IDT of limit 0,
+ * SVI 0xff) or leaves RVI 0xff. Costs posted interrupts: they stay off
+ * and IPIs to a running vCPU go by kick.
+ */
+static long probe_pi_empty(struct vcpu *v, bool *erratum, bool *known)
+{
+	const uint32_t irr_word = LAPIC_IRR + (0xff / 32) * 16;
+	const uint32_t isr_word = LAPIC_ISR + (0xff / 32) * 16;
+	struct vlapic *l = v->lapic;
+	uint64_t proc2 = vmread(VMCS_PROC_CTLS2), status = vmread(VMCS_GUEST_INTR_STATUS);
+	uint64_t pin = vmread(VMCS_PIN_CTLS);
+	uint32_t tpr = vlapic_get(l, LAPIC_TPR), ppr = vlapic_get(l, LAPIC_PPR);
+	uint32_t irr = vlapic_get(l, irr_word), isr = vlapic_get(l, isr_word);
+	uint64_t now;
+	long r;
+
+	vmwrite(VMCS_PROC_CTLS2, proc2 | BIT(PROC2_VIRT_INTR_DELIVERY));
+	vmwrite(VMCS_PIN_CTLS, pin | BIT(PIN_POSTED_INTR));
+	vmwrite(VMCS_GUEST_INTR_STATUS, 0);
+	vlapic_set(l, LAPIC_TPR, 0);
+	vlapic_set(l, LAPIC_PPR, 0);
+	vlapic_set(l, irr_word, irr & ~BIT(0xff % 32));
+	vlapic_set(l, isr_word, isr & ~BIT(0xff % 32));
+	vapic_pi_arm_empty(v);
+	r = probe_run_vec(v, VEC_POSTED, PROBE_GPA + 1, RFLAGS_FIXED | RFLAGS_IF, 0);
+	now = vmread(VMCS_GUEST_INTR_STATUS);
+	*known = true;
+	if (r == VMX_EXIT_VMCALL && !vapic_pi_pending(v) && (now & 0xff) == 0 &&
+	    ((now >> 8) & 0xff) == 0)
+		*erratum = false;
+	else if ((r == VMX_EXIT_VMCALL && (now & 0xff) == 0xff) ||
+		 (r == VMX_EXIT_EXCEPTION_NMI && ((now >> 8) & 0xff) == 0xff))
+		*erratum = true;
+	else
+		*known = false;
+	vapic_pi_clear(v);
+	WRITE_ONCE(v->pi_notified, false);
+	vmwrite(VMCS_PROC_CTLS2, proc2);
+	vmwrite(VMCS_PIN_CTLS, pin);
+	vmwrite(VMCS_GUEST_INTR_STATUS, status);
+	vlapic_set(l, LAPIC_TPR, tpr);
+	vlapic_set(l, LAPIC_PPR, ppr);
+	vlapic_set(l, irr_word, irr);
+	vlapic_set(l, isr_word, isr);
+	return r;
+}
+
 void vcpu_calib_probe_if0(struct vcpu *v)
 {
 	const char *name = v->guest->spec->name;
 	bool vid = v->guest->apicv && platform.vmx.vid, known = true;
 	uint64_t excb, idtr;
 	bool hlt_asked = probe_hlt_asked(v);
-	long kick, hlt = 0, r = 0;
+	long kick, hlt = 0, r = 0, pi = 0;
 
 	/* Until the CPU says otherwise. */
 	v->kick_if0_erratum = true;
 	v->hlt_if0_erratum = true;
 	v->vid_if0_erratum = vid;
+	v->pi_empty_erratum = v->pi != NULL;
 	if (!calib.eptp) {
 		pr_warn("guest %s: vcpu%u: IF=0 probes impossible (no private page): stop poll "
 			"and interrupt window kept", name, v->id);
@@ -340,14 +409,27 @@ void vcpu_calib_probe_if0(struct vcpu *v)
 	}
 	if (hlt_asked)
 		hlt = probe_hlt_if0(v, &v->hlt_if0_erratum);
+	if (v->pi) {
+		pi = probe_pi_empty(v, &v->pi_empty_erratum, &known);
+		if (!known)
+			pr_warn("guest %s: vcpu%u: posted-interrupt probe inconclusive (%s, %ld): "
+				"posted interrupts off", name, v->id, probe_failed(pi), pi);
+		else if (v->pi_empty_erratum)
+			pr_warn("guest %s: vcpu%u: PI_EMPTY_ERRATUM: this CPU delivers vector 0xff "
+				"for a notification with nothing posted (Bochs without "
+				"scripts/bochs-patches/0006?): posted interrupts off", name, v->id);
+	}
 
 	vmwrite(VMCS_EXCEPTION_BITMAP, excb);
 	vmwrite(VMCS_GUEST_IDTR_LIMIT, idtr);
 	vmwrite(VMCS_EPT_POINTER, v->guest->eptp);
 	pr_debug("guest %s: vcpu%u: with IF=0 a kick %s (exit %ld); virtual interrupts %s "
-		 "(exit %ld); a kick in HLT %s (exit %ld)", name, v->id,
+		 "(exit %ld); a kick in HLT %s (exit %ld); a notification with nothing posted "
+		 "%s (exit %ld)", name, v->id,
 		 v->kick_if0_erratum ? "is held back (erratum)" : "exits", kick,
 		 !vid ? "not used" : v->vid_if0_erratum ? "are delivered (erratum)" :
 		 "are held back", r, !hlt_asked ? "not asked" :
-		 v->hlt_if0_erratum ? "is held back (erratum)" : "exits", hlt);
+		 v->hlt_if0_erratum ? "is held back (erratum)" : "exits", hlt,
+		 !v->pi ? "not asked" : v->pi_empty_erratum ? "delivers 0xff (erratum)" :
+		 "delivers nothing", pi);
 }

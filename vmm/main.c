@@ -39,15 +39,20 @@ static void host_init(struct boot_info *bi)
 	serial_set_buffer(mem_alloc(LOG_RING_SIZE), LOG_RING_SIZE);
 }
 
-/* The APs may still run firmware code in boot-services RAM: they are
- * parked in INIT first (smp.c), and only then is that RAM ours. Parking
- * waits with the TSC, so this comes after platform_init(). */
-static void host_reclaim(struct boot_info *bi)
+/* The APs still run the firmware's AP loop: they are parked in INIT
+ * first (smp.c). Parking waits with the TSC, so this comes after
+ * platform_init(). UEFI boot-services RAM is not taken into the pool
+ * (issue 22.7): a firmware whose runtime services (ResetSystem above all,
+ * the last resort of end=reset) or AP loop still touch that memory after
+ * ExitBootServices keeps it intact. It costs tens of MiB (37-39 MiB under
+ * OVMF), a price a hypervisor of small guests can pay. */
+static void host_memory(struct boot_info *bi)
 {
 	smp_park_aps();
-	mem_reclaim_boot_services(bi);
-	pr_info("memory: %lu MiB free for guests and tickvisor (largest block %lu MiB)",
-		(unsigned long)(mem_free_bytes() >> 20), (unsigned long)(mem_largest_free() >> 20));
+	pr_info("memory: %lu MiB free for guests and tickvisor (largest block %lu MiB); "
+		"%lu MiB of UEFI boot-services memory kept for the firmware",
+		(unsigned long)(mem_free_bytes() >> 20), (unsigned long)(mem_largest_free() >> 20),
+		(unsigned long)(mem_type_bytes(bi, MEM_BOOT_SERVICES) >> 20));
 }
 
 static void report_hpet_route(const struct timer_cpu *tc)
@@ -71,7 +76,7 @@ __noreturn void vmm_main(struct boot_info *bi)
 	platform_init(bi);
 	mce_cpu_init(true);
 	this_cpu()->apic_id = platform.apic_ids[0];
-	host_reclaim(bi);
+	host_memory(bi);
 	if (!platform_vmx_init(bi) || !vmm_vmx_cpu_on()) {
 		/* Every CPU counted, its timer and TSC checked, and the platform
 		 * reported before the refusal (issue 21.5). */

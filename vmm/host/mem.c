@@ -61,11 +61,14 @@ void mem_init(const struct boot_info *bi)
 	add_type(bi, MEM_USABLE);
 }
 
-void mem_reclaim_boot_services(const struct boot_info *bi)
+uint64_t mem_type_bytes(const struct boot_info *bi, enum mem_type type)
 {
-	spin_lock(&pool_lock);
-	add_type(bi, MEM_BOOT_SERVICES);
-	spin_unlock(&pool_lock);
+	uint64_t n = 0;
+
+	for (uint32_t i = 0; i < bi->nmem; i++)
+		if (bi->mem[i].type == type)
+			n += bi->mem[i].size;
+	return n;
 }
 
 void *mem_try_alloc(uint64_t size, uint64_t align)

@@ -8,9 +8,9 @@
 /* Pool from the usable RAM of the UEFI map (above 1 MiB: the low pages
  * are kept for the AP start-up trampoline). */
 void mem_init(const struct boot_info *bi);
-/* After the switch to our page tables and stacks: firmware boot-services
- * RAM joins the pool. */
-void mem_reclaim_boot_services(const struct boot_info *bi);
+/* Bytes of the UEFI map of that type. Boot-services RAM is never taken
+ * into the pool (vmm/main.c, host_memory()). */
+uint64_t mem_type_bytes(const struct boot_info *bi, enum mem_type type);
 /* Zeroed, page-aligned; panics when out of memory (a host invariant). */
 void *mem_alloc(uint64_t size);
 void *mem_alloc_aligned(uint64_t size, uint64_t align);

@@ -195,12 +195,13 @@ void ap_entry(struct pcpu *p)
 }
 
 /*
- * Takes every other CPU out of the firmware before its boot-services RAM
- * becomes ours: after ExitBootServices the APs sit in the firmware's AP
- * loop, whose code, stack, GDT/IDT or page tables may live in that RAM
- * (edk2 moves its loop to reserved memory at ExitBootServices for this
- * reason; not every firmware does), and an NMI, SMI or spurious wake-up
- * would have such a CPU run whatever tickvisor wrote there.
+ * Takes every other CPU out of the firmware: after ExitBootServices the
+ * APs sit in the firmware's AP loop, whose code, stack, GDT/IDT or page
+ * tables may live in boot-services RAM (edk2 moves its loop to reserved
+ * memory at ExitBootServices for this reason; not every firmware does).
+ * tickvisor no longer reclaims that RAM (vmm/main.c, host_memory()), but
+ * an AP left there runs firmware code on an NMI, SMI or spurious wake-up,
+ * against a machine tickvisor now owns (its APIC, its IDT-less NMIs).
  *
  * One INIT, broadcast to all but self, reaches every AP - those tickvisor
  * holds, those beyond TV_MAX_CPUS and those the firmware disabled. After
@@ -214,7 +215,7 @@ void ap_entry(struct pcpu *p)
  * SDM's own BSP sequence broadcasts that INIT (000C4500H). The CPUs
  * tickvisor runs leave the park by smp_start_aps()'s INIT-SIPI-SIPI.
  * The wait is the SDM's 10 ms after INIT, so no AP is still on its way
- * out of the firmware loop when the caller reclaims that memory. (QEMU's
+ * out of the firmware loop when tickvisor goes on. (QEMU's
  * TCG latches the INIT of a CPU halted with IF = 0 and acts on it when
  * anything wakes that CPU, before it executes another instruction: an
  * NMI after the INIT finds it at reset state, F000:FFF0, in wait-for-SIPI.)
@@ -226,8 +227,8 @@ void smp_park_aps(void)
 		      APIC_ICR_ALL_BUT_SELF);
 	delay_us(INIT_DELAY_US);
 	if (parked)
-		pr_info("%u other CPU%s parked by INIT (wait-for-SIPI) before boot-services "
-			"memory is reused", parked, parked == 1 ? "" : "s");
+		pr_info("%u other CPU%s parked by INIT (wait-for-SIPI), out of the firmware's "
+			"AP loop", parked, parked == 1 ? "" : "s");
 }
 
 /* The AP's TSC against the BSP's (vmm/host/tsc_sync.h), once it is up. */

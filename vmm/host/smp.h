@@ -6,8 +6,8 @@
 #include "drivers/base.h"
 
 /* Holds every other CPU in INIT (wait-for-SIPI), where it executes
- * nothing: call before boot-services memory is reclaimed. Needs the
- * calibrated TSC (platform_init()). */
+ * nothing: call before tickvisor builds anything an AP in the firmware
+ * could disturb. Needs the calibrated TSC (platform_init()). */
 void smp_park_aps(void);
 /* Starts every AP the firmware listed, undoes its IA32_TSC_ADJUST and
  * checks its TSC against the BSP's (vmm/host/tsc_sync.h); with vmx each

@@ -283,11 +283,17 @@ unsigned acpi_lint_nmis(const struct acpi_info *a, uint32_t apic_id, uint16_t fl
 	return pins;
 }
 
-/* "I/O APIC Structure": the first one is reported, all are counted. */
+/* "I/O APIC Structure": the first one is the host's, the first
+ * ACPI_MAX_IOAPICS are recorded, all are counted. */
 static void acpi_madt_ioapic(struct acpi_walk *w, const uint8_t *s)
 {
 	struct acpi_info *out = w->out;
 
+	if (out->nioapics < ACPI_MAX_IOAPICS)
+		out->ioapics[out->nioapics] = (struct acpi_ioapic){
+			.addr = get_le32(s + ACPI_IOAPIC_ADDR), .id = s[ACPI_IOAPIC_ID],
+			.gsi_base = get_le32(s + ACPI_IOAPIC_GSI_BASE),
+		};
 	if (out->nioapics++)
 		return;
 	out->has_ioapic = true;

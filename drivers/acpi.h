@@ -107,6 +107,7 @@ enum acpi_madt_sub_off {
 #define ACPI_INTI_TRIGGER       BITS(3, 2)
 #define ACPI_INTI_LEVEL         3u
 #define ACPI_MAX_NMIS           8u
+#define ACPI_MAX_IOAPICS        8u      /* recorded; more are counted */
 /* "Local APIC Flags" (types 0 and 9) */
 #define ACPI_LAPIC_ENABLED      BIT(0)
 #define ACPI_LAPIC_ONLINE_CAP   BIT(1)  /* defined from MADT revision 5 */
@@ -201,6 +202,13 @@ struct acpi_info {
 	uint8_t ioapic_id;
 	uint32_t ioapic_gsi_base;
 	uint32_t nioapics;              /* all I/O APIC entries */
+	/* Every I/O APIC entry, up to ACPI_MAX_IOAPICS, the first included:
+	 * all of them are masked at start (issue 22.6). */
+	struct acpi_ioapic {
+		uint64_t addr;
+		uint8_t id;
+		uint32_t gsi_base;
+	} ioapics[ACPI_MAX_IOAPICS];
 
 	/* HPET table */
 	bool has_hpet;

@@ -1116,8 +1116,36 @@ static void test_madt_lapic_override_and_ioapics(void **state)
 	assert_int_equal(a.ioapic_id, 8);
 	assert_int_equal(a.ioapic_addr, 0xfec00000);
 	assert_int_equal(a.ioapic_gsi_base, 0);
+	/* Every one recorded, for masking at start (issue 22.6). */
+	assert_int_equal(a.ioapics[0].addr, 0xfec00000);
+	assert_int_equal(a.ioapics[0].id, 8);
+	assert_int_equal(a.ioapics[1].addr, 0xfec01000);
+	assert_int_equal(a.ioapics[1].id, 9);
+	assert_int_equal(a.ioapics[1].gsi_base, 24);
 	assert_int_equal(a.nnotes, 1);
 	assert_string_equal(a.notes[0], "MADT: Local APIC Address Override 0xfee00000 ignored");
+}
+
+/* More I/O APICs than are recorded: all counted, the first
+ * ACPI_MAX_IOAPICS kept in order, nothing written past the array. */
+static void test_madt_many_ioapics(void **state)
+{
+	struct tmem *m = *state;
+	struct acpi_info a;
+	struct tb t;
+
+	madt_init(&t, 4, 0xfee00000, 0);
+	madt_lapic(&t, 0, 0, ACPI_LAPIC_ENABLED);
+	for (unsigned i = 0; i < ACPI_MAX_IOAPICS + 3; i++)
+		madt_ioapic(&t, (uint8_t)(16 + i), 0xfec00000 + 0x1000 * i, 24 * i);
+	parse_madt(m, &t, &a);
+	assert_int_equal(a.nioapics, ACPI_MAX_IOAPICS + 3);
+	assert_int_equal(a.ioapic_addr, 0xfec00000);
+	for (unsigned i = 0; i < ACPI_MAX_IOAPICS; i++) {
+		assert_int_equal(a.ioapics[i].id, 16 + i);
+		assert_int_equal(a.ioapics[i].addr, 0xfec00000 + 0x1000 * i);
+		assert_int_equal(a.ioapics[i].gsi_base, 24 * i);
+	}
 }
 
 /* --- HPET ------------------------------------------------------------------- */
@@ -1461,6 +1489,7 @@ int main(void)
 		T(test_madt_too_many_cpus),
 		T(test_madt_x2apic_beyond_255),
 		T(test_madt_lapic_override_and_ioapics),
+		T(test_madt_many_ioapics),
 		T(test_hpet_not_memory),
 		T(test_spcr),
 		T(test_fadt_rev1_short),

@@ -215,7 +215,6 @@ void irq_handle(uint8_t vector)
 	 * at start; one routed since would be tickvisor's own): it does
 	 * not come back. */
 	pr_warn("cpu%u: unexpected interrupt vector %u ignored%s", this_cpu()->index, vector,
-		platform.ioapic_pins &&
-		ioapic_mask_vector(platform.ioapic_addr, platform.ioapic_pins, vector) ?
+		platform_ioapic_mask_vector(vector) ?
 		", its I/O APIC input masked" : "");
 }

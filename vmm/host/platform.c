@@ -260,21 +260,53 @@ static void pic_mask_all(void)
 
 /* Firmware leftovers (issue 22.6): an input the firmware left unmasked
  * (a legacy timer, a USB controller's legacy interrupt) would interrupt
- * tickvisor on a vector it never set up. Every input of the I/O APIC is
- * masked before any is routed (timer/host.c routes the HPET's own). */
+ * tickvisor on a vector it never set up. Every input of every I/O APIC
+ * the MADT lists is masked before any is routed (timer/host.c routes the
+ * HPET's own, on the first: the one that holds the ISA and HPET inputs). */
 static void ioapic_quiet(void)
 {
 	unsigned n = ioapic_entries(platform.ioapic_addr), was;
+	uint32_t listed = MIN(platform.acpi.nioapics, ACPI_MAX_IOAPICS);
 
 	platform.ioapic_pins = n;
-	if (!n) {
+	if (!n)
 		pr_info("I/O APIC: none answers at %#x", platform.ioapic_addr);
-		return;
+	else
+		pr_info("I/O APIC: %u inputs at %#x, all masked (%u the firmware left unmasked)",
+			n, platform.ioapic_addr, ioapic_mask_all(platform.ioapic_addr, n));
+	for (uint32_t i = 1; i < listed; i++) {
+		const struct acpi_ioapic *io = &platform.acpi.ioapics[i];
+		unsigned m = io->addr >> 32 ? 0 : ioapic_entries(io->addr);
+
+		if (!m) {
+			pr_warn("I/O APIC %u (id %u, GSI %u): none answers at %#lx: not used", i,
+				io->id, io->gsi_base, (unsigned long)io->addr);
+			continue;
+		}
+		was = ioapic_mask_all(io->addr, m);
+		pr_info("I/O APIC %u (id %u): %u inputs at %#lx (GSI %u-%u), all masked (%u the "
+			"firmware left unmasked); none routed", i, io->id, m,
+			(unsigned long)io->addr, io->gsi_base, io->gsi_base + m - 1, was);
 	}
-	was = ioapic_mask_all(platform.ioapic_addr, n);
-	pr_info("I/O APIC: %u inputs at %#x, all masked (%u the firmware left unmasked)%s", n,
-		platform.ioapic_addr, was,
-		platform.acpi.nioapics > 1 ? "; further I/O APICs in the MADT are not used" : "");
+	if (platform.acpi.nioapics > ACPI_MAX_IOAPICS)
+		pr_warn("I/O APIC: the MADT lists %u, only the first %u are masked",
+			platform.acpi.nioapics, ACPI_MAX_IOAPICS);
+}
+
+unsigned platform_ioapic_mask_vector(uint8_t vector)
+{
+	uint32_t listed = MIN(platform.acpi.nioapics, ACPI_MAX_IOAPICS);
+	unsigned n = platform.ioapic_pins ?
+		     ioapic_mask_vector(platform.ioapic_addr, platform.ioapic_pins, vector) : 0;
+
+	for (uint32_t i = 1; i < listed; i++) {
+		const struct acpi_ioapic *io = &platform.acpi.ioapics[i];
+		unsigned m = io->addr >> 32 ? 0 : ioapic_entries(io->addr);
+
+		if (m)
+			n += ioapic_mask_vector(io->addr, m, vector);
+	}
+	return n;
 }
 
 /* Before anything reads the TSC for time: a firmware's offset undone on

@@ -37,6 +37,9 @@ extern struct platform platform;
 void platform_init(const struct boot_info *bi);
 /* Host timer capabilities for the guest-timer backends (after VMX probe). */
 void platform_timer_init(void);
+/* Masks the unmasked inputs of every I/O APIC that deliver vector (an
+ * interrupt tickvisor never set up); returns how many. */
+unsigned platform_ioapic_mask_vector(uint8_t vector);
 /* VMX capability probe and report; false if unusable. */
 bool platform_vmx_init(const struct boot_info *bi);
 /* This CPU's LINT pins as the MADT's NMI entries say (issue 22.6):

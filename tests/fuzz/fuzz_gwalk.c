@@ -20,7 +20,7 @@
 
 #include "drivers/x86.h"
 #include "tests/fuzz/fuzz.h"
-#include "vmm/gwalk.h"
+#include "vmm/emul/gwalk.h"
 
 #define RAM_SIZE        (8 * PAGE_SIZE)
 #define READ_MAX        64u

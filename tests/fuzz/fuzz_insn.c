@@ -20,7 +20,7 @@
 #include <stdlib.h>
 
 #include "tests/fuzz/fuzz.h"
-#include "vmm/insn.h"
+#include "vmm/emul/insn.h"
 
 static bool same(const struct mmio_insn *a, const struct mmio_insn *b)
 {

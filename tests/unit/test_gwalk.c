@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "drivers/x86.h"
-#include "vmm/gwalk.h"
+#include "vmm/emul/gwalk.h"
 
 #define RAM_SIZE        (64 * PAGE_SIZE)
 #define TABLES          0x1000ull               /* first table page */

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vmm/insn.h"
+#include "vmm/emul/insn.h"
 
 #define M16 INSN_MODE_16
 #define M32 INSN_MODE_32

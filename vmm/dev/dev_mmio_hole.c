@@ -13,14 +13,14 @@
  */
 #include "drivers/io.h"
 #include "drivers/string.h"
-#include "vmm/exit.h"
+#include "vmm/exit/exit.h"
 #include "vmm/host/log.h"
-#include "vmm/mmio.h"
+#include "vmm/emul/mmio.h"
 #include "vmm/dev/dev_mmio_hole.h"
-#include "vmm/vcpu_run.h"
+#include "vmm/vcpu/vcpu_run.h"
 #include "vmx/vmx.h"
 #include "vmm/guest.h"
-#include "vmm/vcpu_dump.h"
+#include "vmm/vcpu/vcpu_dump.h"
 
 #define HOLE_LOG_LIMIT  4u
 #define ALL_ONES        (~0ull)

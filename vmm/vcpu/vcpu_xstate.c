@@ -18,8 +18,8 @@
  */
 #include "drivers/io.h"
 #include "drivers/string.h"
-#include "vmm/vcpu_setup.h"
-#include "vmm/vcpu_xstate.h"
+#include "vmm/vcpu/vcpu_setup.h"
+#include "vmm/vcpu/vcpu_xstate.h"
 #include "vmx/vmx.h"
 
 #define XSAVE_LEGACY_SIZE       512u

@@ -3,8 +3,8 @@
 #include "drivers/fmt.h"
 #include "vmm/guest.h"
 #include "vmm/host/log.h"
-#include "vmm/vcpu_dump.h"
-#include "vmm/vcpu_setup.h"
+#include "vmm/vcpu/vcpu_dump.h"
+#include "vmm/vcpu/vcpu_setup.h"
 #include "vmx/vmx.h"
 
 static void dump_seg(const char *name, enum vmx_seg s)

@@ -4,9 +4,9 @@
 #define VMM_VCPU_RUN_H
 
 #include "drivers/io.h"
+#include "vmm/apic/vcpu_timer.h"
 #include "vmm/vcpu.h"
-#include "vmm/vcpu_timer.h"
-#include "vmm/vcpu_xstate.h"
+#include "vmm/vcpu/vcpu_xstate.h"
 
 /* The vCPU loop: enters the guest until it ends. */
 void vcpu_run(struct vcpu *v);

@@ -5,7 +5,7 @@
  * "MOV—Move"; "MOVZX—Move with Zero-Extend"). The memory operand is only
  * measured, never computed: the EPT violation already gave its address.
  */
-#include "vmm/insn.h"
+#include "vmm/emul/insn.h"
 
 /* SDM Vol. 2, "Instruction Prefixes". */
 enum insn_prefix {

@@ -6,7 +6,7 @@
  * frame beyond guest RAM is caught by read_phys, not by reserved bits.
  */
 #include "drivers/x86.h"         /* CR0.PG, CR4.PSE/PAE/LA57, EFER.LMA/NXE */
-#include "vmm/gwalk.h"
+#include "vmm/emul/gwalk.h"
 
 /* Bits common to every paging-structure entry. */
 #define PTE_P           BIT(0)

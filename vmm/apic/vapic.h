@@ -10,7 +10,7 @@
 
 #include "lapic/vlapic.h"
 #include "vmm/vcpu.h"
-#include "vmm/vcpu_setup.h"
+#include "vmm/vcpu/vcpu_setup.h"
 
 /* Whether this guest uses APIC virtualization (option and CPU allow it). */
 bool vapic_apicv_usable(const struct guest *g, const char **why_not);

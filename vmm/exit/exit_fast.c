@@ -14,15 +14,15 @@
  * EXIT_FASTPATH_REENTER_GUEST), for the same reason.
  */
 #include "drivers/io.h"
-#include "vmm/exit.h"
-#include "vmm/exit_fast.h"
+#include "vmm/exit/exit.h"
+#include "vmm/exit/exit_fast.h"
 #include "vmm/host/log.h"
 #include "vmm/host/percpu.h"
-#include "vmm/vapic.h"
-#include "vmm/vcpu_run.h"
-#include "vmm/vcpu_timer.h"
+#include "vmm/apic/vapic.h"
+#include "vmm/vcpu/vcpu_run.h"
+#include "vmm/apic/vcpu_timer.h"
 #include "vmm/trace.h"
-#include "vmm/vcpu_xstate.h"
+#include "vmm/vcpu/vcpu_xstate.h"
 #include "vmx/vmx.h"
 
 /* vlapic_highest_irr() < 0 without the call: eight loads, no search. */

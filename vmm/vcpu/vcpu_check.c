@@ -7,7 +7,7 @@
  * register dump (and Bochs's log names the exact check).
  */
 #include "drivers/io.h"
-#include "vmm/vcpu_check.h"
+#include "vmm/vcpu/vcpu_check.h"
 #include "vmm/host/log.h"
 #include "vmm/host/platform.h"
 #include "vmx/vmx.h"

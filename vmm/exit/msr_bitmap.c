@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "drivers/io.h"
 #include "drivers/string.h"
+#include "vmm/exit/msr_bitmap.h"
 #include "vmm/host/mem.h"
-#include "vmm/msr_bitmap.h"
 
 /* MSRs the guest reads and writes directly: their guest values live in
  * the VMCS, or tickvisor never uses them. */

@@ -6,10 +6,10 @@
  */
 #include "drivers/io.h"
 #include "drivers/string.h"
-#include "vmm/mmio.h"
+#include "vmm/emul/mmio.h"
 #include "vmx/vmx.h"
 #include "vmm/guest.h"
-#include "vmm/vcpu_dump.h"
+#include "vmm/vcpu/vcpu_dump.h"
 
 static bool read_phys(void *ctx, uint64_t gpa, void *buf, size_t len)
 {

@@ -8,15 +8,15 @@
  */
 #include "drivers/io.h"
 #include "drivers/string.h"
-#include "vmm/exit.h"
-#include "vmm/housekeeper.h"
+#include "vmm/exit/exit.h"
+#include "vmm/apic/housekeeper.h"
 #include "vmm/host/log.h"
-#include "vmm/vapic.h"
-#include "vmm/mmio.h"
+#include "vmm/apic/vapic.h"
+#include "vmm/emul/mmio.h"
 #include "vmm/trace.h"
-#include "vmm/vcpu_run.h"
+#include "vmm/vcpu/vcpu_run.h"
 #include "vmx/vmx.h"
-#include "vmm/vcpu_dump.h"
+#include "vmm/vcpu/vcpu_dump.h"
 
 #define APIC_ACCESS_OFFSET  BITS(11, 0)
 #define APIC_ACCESS_TYPE    BITS(15, 12)

@@ -5,20 +5,20 @@
  * be resumed in a state tickvisor does not understand.
  */
 #include "drivers/io.h"
-#include "vmm/vcpu_dump.h"
-#include "vmm/exit.h"
-#include "vmm/exit_fast.h"
+#include "vmm/vcpu/vcpu_dump.h"
+#include "vmm/exit/exit.h"
+#include "vmm/exit/exit_fast.h"
 #include "vmm/host/irq.h"
 #include "vmm/host/mce.h"
 #include "vmm/host/panic.h"
-#include "vmm/vapic.h"
+#include "vmm/apic/vapic.h"
 #include "vmm/host/log.h"
 #include "vmm/trace.h"
-#include "vmm/vcpu_timer.h"
-#include "vmm/vcpu_run.h"
-#include "vmm/vcpu_xstate.h"
+#include "vmm/apic/vcpu_timer.h"
+#include "vmm/vcpu/vcpu_run.h"
+#include "vmm/vcpu/vcpu_xstate.h"
 #include "vmx/vmx.h"
-#include "vmm/vcpu_check.h"
+#include "vmm/vcpu/vcpu_check.h"
 
 void exit_host_irq(uint32_t intr_info)
 {

@@ -17,11 +17,11 @@
  */
 #include "drivers/apic.h"
 #include "vmm/host/irq.h"
-#include "vmm/vapic.h"
+#include "vmm/apic/vapic.h"
 #include "vmm/host/mem.h"
 #include "vmm/host/percpu.h"
 #include "vmm/host/platform.h"
-#include "vmm/vcpu_setup.h"
+#include "vmm/vcpu/vcpu_setup.h"
 #include "vmx/vmx.h"
 
 #define PI_ON        BIT(0)

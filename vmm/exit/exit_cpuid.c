@@ -6,12 +6,12 @@
  * 0x15/0x16 that describe the emulated APIC timer exactly.
  */
 #include "drivers/io.h"
-#include "vmm/exit.h"
-#include "vmm/vapic.h"
+#include "vmm/exit/exit.h"
+#include "vmm/apic/vapic.h"
 #include "vmm/host/platform.h"
-#include "vmm/vcpu_run.h"
-#include "vmm/vcpu_xstate.h"
-#include "vmm/vcpu_setup.h"
+#include "vmm/vcpu/vcpu_run.h"
+#include "vmm/vcpu/vcpu_xstate.h"
+#include "vmm/vcpu/vcpu_setup.h"
 #include "vmx/vmx.h"
 
 #define CPUID_TV_SIG_EBX 0x6b636974u     /* "tick" */

@@ -15,10 +15,10 @@
 #include "vmm/loader/multiboot.h"
 #include "vmm/host/percpu.h"
 #include "vmm/host/platform.h"
-#include "vmm/vcpu_setup.h"
-#include "vmm/vcpu_xstate.h"
+#include "vmm/vcpu/vcpu_setup.h"
+#include "vmm/vcpu/vcpu_xstate.h"
 #include "vmx/vmx.h"
-#include "vmm/vcpu_run.h"
+#include "vmm/vcpu/vcpu_run.h"
 
 extern char vmx_exit[];
 

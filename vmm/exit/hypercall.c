@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "drivers/apic.h"
 #include "drivers/io.h"
-#include "vmm/exit.h"
+#include "vmm/exit/exit.h"
 #include "vmm/guest.h"
-#include "vmm/hypercall.h"
+#include "vmm/exit/hypercall.h"
 #include "vmm/host/irq.h"
-#include "vmm/vapic.h"
+#include "vmm/apic/vapic.h"
 #include "vmm/host/percpu.h"
 #include "vmm/host/platform.h"
-#include "vmm/vcpu_run.h"
+#include "vmm/vcpu/vcpu_run.h"
 #include "vmx/vmx.h"
 
 

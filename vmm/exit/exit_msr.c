@@ -6,13 +6,13 @@
  */
 #include "drivers/apic.h"
 #include "drivers/io.h"
-#include "vmm/exit.h"
-#include "vmm/vapic.h"
+#include "vmm/exit/exit.h"
+#include "vmm/apic/vapic.h"
 #include "vmm/host/log.h"
-#include "vmm/msr_bitmap.h"
-#include "vmm/vcpu_run.h"
-#include "vmm/vcpu_setup.h"
-#include "vmm/vcpu_tsc.h"
+#include "vmm/exit/msr_bitmap.h"
+#include "vmm/vcpu/vcpu_run.h"
+#include "vmm/vcpu/vcpu_setup.h"
+#include "vmm/vcpu/vcpu_tsc.h"
 #include "vmx/vmx.h"
 
 /*

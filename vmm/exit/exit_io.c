@@ -5,12 +5,12 @@
  * debug-exit, fw_cfg, PIC, PCI), write back what an IN returns. Ports no
  * model claims read all-ones and ignore writes, and are counted.
  */
-#include "vmm/exit.h"
+#include "vmm/exit/exit.h"
 #include "vmm/dev/dev_ports.h"
 #include "vmm/host/log.h"
-#include "vmm/vcpu_run.h"
+#include "vmm/vcpu/vcpu_run.h"
 #include "vmx/vmx.h"
-#include "vmm/vcpu_dump.h"
+#include "vmm/vcpu/vcpu_dump.h"
 
 #define IO_QUAL_SIZE   BITS(2, 0)       /* 0: 1 byte, 1: 2 bytes, 3: 4 bytes */
 #define IO_QUAL_IN     BIT(3)

@@ -30,13 +30,13 @@
 #include "timer/timebase.h"
 #include "timer/tqueue.h"
 #include "vmm/guest.h"
-#include "vmm/housekeeper.h"
+#include "vmm/apic/housekeeper.h"
 #include "vmm/host/irq.h"
 #include "vmm/host/log.h"
 #include "vmm/host/mem.h"
 #include "vmm/host/percpu.h"
 #include "vmm/host/platform.h"
-#include "vmm/vapic.h"
+#include "vmm/apic/vapic.h"
 
 struct housekeeper {
 	struct spinlock lock;           /* the queue, and the vCPUs' timers (above) */

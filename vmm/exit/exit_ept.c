@@ -3,11 +3,11 @@
  * EPT exits. RAM is mapped, so a violation is the local APIC page (the
  * virtual APIC), or memory with nothing behind it (vmm/dev/dev_mmio_hole.c).
  */
-#include "vmm/exit.h"
-#include "vmm/vapic.h"
+#include "vmm/exit/exit.h"
+#include "vmm/apic/vapic.h"
 #include "vmm/dev/dev_mmio_hole.h"
 #include "vmx/vmx.h"
-#include "vmm/vcpu_dump.h"
+#include "vmm/vcpu/vcpu_dump.h"
 
 /*
  * SDM Vol. 3C, "Information for VM Exits During Event Delivery": with the

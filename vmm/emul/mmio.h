@@ -9,8 +9,8 @@
 #ifndef VMM_MMIO_H
 #define VMM_MMIO_H
 
-#include "vmm/gwalk.h"
-#include "vmm/insn.h"
+#include "vmm/emul/gwalk.h"
+#include "vmm/emul/insn.h"
 #include "vmm/vcpu.h"
 
 /* Decodes the instruction at CS:RIP into *in; on failure ends the guest

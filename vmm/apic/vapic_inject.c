@@ -15,11 +15,11 @@
  * later, unrelated VM exit.
  */
 #include "drivers/io.h"
-#include "vmm/exit.h"
-#include "vmm/vapic.h"
-#include "vmm/vcpu_setup.h"
+#include "vmm/exit/exit.h"
+#include "vmm/apic/vapic.h"
+#include "vmm/vcpu/vcpu_setup.h"
 #include "vmx/vmx.h"
-#include "vmm/vcpu_run.h"
+#include "vmm/vcpu/vcpu_run.h"
 
 #define BLOCKING_STI_MOVSS (INTERRUPTIBILITY_STI | INTERRUPTIBILITY_MOV_SS)
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* The guest TSC: host TSC + offset, with IA32_TSC_ADJUST kept in step. */
 #include "drivers/io.h"
-#include "vmm/housekeeper.h"
-#include "vmm/vcpu_tsc.h"
+#include "vmm/apic/housekeeper.h"
+#include "vmm/vcpu/vcpu_tsc.h"
 #include "vmx/vmx.h"
 
 static void set_offset(struct vcpu *v, uint64_t offset)

@@ -6,12 +6,12 @@
  * "IA-32e mode guest" entry control as the CPU would.
  */
 #include "drivers/io.h"
-#include "vmm/exit.h"
-#include "vmm/vapic.h"
-#include "vmm/vcpu_run.h"
-#include "vmm/vcpu_setup.h"
+#include "vmm/exit/exit.h"
+#include "vmm/apic/vapic.h"
+#include "vmm/vcpu/vcpu_run.h"
+#include "vmm/vcpu/vcpu_setup.h"
 #include "vmx/vmx.h"
-#include "vmm/vcpu_dump.h"
+#include "vmm/vcpu/vcpu_dump.h"
 
 #define CR_QUAL_NUM     BITS(3, 0)
 #define CR_QUAL_TYPE    BITS(5, 4)

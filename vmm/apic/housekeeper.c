@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * The housekeeping CPU of timer=posted (vmm/housekeeper.h).
+ * The housekeeping CPU of timer=posted (vmm/apic/housekeeper.h).
  *
  * Why no post follows a cancel, and no post reaches freed memory:
  * - Every expiry the housekeeper delivers is claimed from the queue and
@@ -141,7 +141,7 @@ static int pick_cpu(const struct guest *g, uint64_t busy, char *why, size_t n)
  * same inactive activity states as would an external interrupt"), Bochs
  * 3.0 does not (cpu/event.cc, handleWaitForEvent: no virtual interrupt
  * among its wake events), and tickvisor relies on it nowhere
- * (vmm/vapic_inject.c, wake_halted()). So posted timers make HLT exit:
+ * (vmm/apic/vapic_inject.c, wake_halted()). So posted timers make HLT exit:
  * the halted vCPU then sleeps in root mode, where it serves its own timer
  * (housekeeper_timer_park()) and any other notification, a host interrupt
  * there, wakes it.

@@ -357,7 +357,7 @@ bool vapic_timer_reg(uint32_t off)
 
 /*
  * An IA32_TSC_DEADLINE write on the preemption-timer backend is
- * resumable (EXIT_RESUMABLE, vmm/exit_fast.c): a host-timer backend has
+ * resumable (EXIT_RESUMABLE, vmm/exit/exit_fast.c): a host-timer backend has
  * its host timer to reprogram and drain before the entry. (The x2APIC
  * ICR writes that are resumable never come here: exit_wrmsr() takes
  * them.)

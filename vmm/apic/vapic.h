@@ -3,7 +3,7 @@
  * A vCPU's virtual local APIC as vmm/ drives it: creation, the MSR and
  * MMIO interfaces, APIC virtualization (APICv) set-up, event injection
  * before VM entry, posted interrupts (vapic*.c; the handlers of the
- * APIC-related exits are declared with the others in vmm/exit.h).
+ * APIC-related exits are declared with the others in vmm/exit/exit.h).
  */
 #ifndef VMM_VAPIC_H
 #define VMM_VAPIC_H
@@ -24,7 +24,7 @@ void vapic_vcpu_init(struct vcpu *v);
 void vapic_mode_sync(struct vcpu *v);
 
 /* APIC MSRs (IA32_APIC_BASE, x2APIC range, TSC deadline): 0 or -1 (#GP);
- * a write may also return EXIT_RESUMABLE (vmm/exit.h). */
+ * a write may also return EXIT_RESUMABLE (vmm/exit/exit.h). */
 int vapic_msr_read(struct vcpu *v, uint32_t msr, uint64_t *val);
 int vapic_msr_write(struct vcpu *v, uint32_t msr, uint64_t val);
 /* Is gpa inside the vCPU's xAPIC MMIO page (xAPIC mode, APIC enabled)? */
@@ -42,13 +42,13 @@ void vapic_inject(struct vcpu *v);
 void vapic_inject_init(struct vcpu *v);
 
 /* With virtual-interrupt delivery, does an entry with RFLAGS.IF = 0 arm
- * the interrupt window? On a CPU that the probe of vmm/vcpu_calib.c found
+ * the interrupt window? On a CPU that the probe of vmm/vcpu/vcpu_calib.c found
  * delivering virtual interrupts with IF = 0 (Bochs 3.0 without
  * scripts/bochs-patches/0002), or with if0_quirks=on, where a physical
  * interrupt can reach this vCPU's CPU while its guest runs (another vCPU,
  * a housekeeper, a host timer): cached_vid_guard (vapic_inject.c says
  * why). Inline: the entries resumed at once
- * by vmm/exit_fast.c arm it too. */
+ * by vmm/exit/exit_fast.c arm it too. */
 static inline bool vapic_vid_guard(const struct vcpu *v)
 {
 	return v->cached_vid_guard && v->lapic->hw_vid;
@@ -66,7 +66,7 @@ bool vapic_has_event(struct vcpu *v, bool if_set);
  * other than through an interrupt lapic/ notifies: the timer's. */
 bool vapic_timer_reg(uint32_t off);
 
-/* Posted interrupts (vmm/vapic_pi.c). */
+/* Posted interrupts (vmm/apic/vapic_pi.c). */
 bool vapic_pi_usable(const struct guest *g);
 void vapic_pi_init(struct vcpu *v);
 void vapic_pi_free(struct vcpu *v);

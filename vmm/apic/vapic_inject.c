@@ -95,7 +95,7 @@ static bool irq_blocked(struct vcpu *v)
  * sent from a handler).
  *
  * So the window is only armed on a CPU that has the erratum: every vCPU's
- * CPU is asked at its start (vcpu_calib_probe_vid_if0(), vmm/vcpu_calib.c,
+ * CPU is asked at its start (vcpu_calib_probe_vid_if0(), vmm/vcpu/vcpu_calib.c,
  * which makes the erratum happen or not in a private page). The Bochs
  * tickvisor builds carries the fix (scripts/bochs-patches/0002, which
  * has HandleExtInterrupt deliver only an unmasked virtual interrupt);
@@ -128,7 +128,7 @@ static bool irq_blocked(struct vcpu *v)
  * intr_if_blocked enters with IF = 0 and IRR empty, and it is its peer's
  * posted IPIs that Bochs delivered then (the second onwards).
  * vapic_vid_guard() (vapic.h) is the erratum and that second condition,
- * cached here once per vCPU; entries resumed at once (vmm/exit_fast.c)
+ * cached here once per vCPU; entries resumed at once (vmm/exit/exit_fast.c)
  * ask it too. cached_stop_poll, the other IF=0 workaround, is cached here
  * too (vcpu_timer.c says why), and cached_if0_check is what those entries
  * look at RFLAGS.IF for: either.

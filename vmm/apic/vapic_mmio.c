@@ -4,7 +4,7 @@
  * APIC page is an EPT violation; with it, the accesses the CPU does not
  * virtualize (TMCCT and PPR reads, writes to read-only or undefined
  * offsets) are APIC-access exits. Neither tells the data register or the
- * instruction length: the instruction at RIP is decoded (vmm/mmio.c).
+ * instruction length: the instruction at RIP is decoded (vmm/emul/mmio.c).
  */
 #include "drivers/io.h"
 #include "drivers/string.h"
@@ -106,7 +106,7 @@ int exit_apic_access(struct vcpu *v)
  * Trap-like: the CPU stored the value and RIP is already past it. An
  * ICR_LO write is the exit of every IPI a guest sends in xAPIC mode (the
  * CPU takes only self-IPIs itself): when vlapic_xapic_icr_fast() takes
- * it, the exit is resumable (vmm/exit_fast.c), as the x2APIC ICR's WRMSR
+ * it, the exit is resumable (vmm/exit/exit_fast.c), as the x2APIC ICR's WRMSR
  * is (exit_wrmsr()), and intr_dirty is left alone for the same reason:
  * this vCPU's IRR moved only if it was its own target, and then
  * vlapic_accept() notified it. No timer lock: an IPI touches no timer.

@@ -102,7 +102,7 @@ void vcpu_timer_after_entry(struct vcpu *v)
  * scripts/bochs-patches/0003): a vCPU entered with IF=0 never exits for
  * the kick. Nor does Bochs wake a guest from HLT with IF=0 for it
  * (event.cc, handleWaitForEvent wants IF; not patched), which only
- * hlt=guest lets a guest enter. So where the probes of vmm/vcpu_calib.c
+ * hlt=guest lets a guest enter. So where the probes of vmm/vcpu/vcpu_calib.c
  * find the first (kick_if0_erratum) or, with hlt=guest, the second
  * (hlt_if0_erratum), or with if0_quirks=on, a vCPU of a multi-vCPU guest
  * entered with IF=0 always has the VMX-preemption timer - which ends
@@ -119,7 +119,7 @@ void vcpu_timer_after_entry(struct vcpu *v)
  * 1 ms of hlt=guest).
  * Every slow entry of such a vCPU comes here (arm() ends in
  * apply_preempt() on every backend), and records in stop_poll_armed
- * whether it armed the poll: the entries vmm/exit_fast.c resumes at once
+ * whether it armed the poll: the entries vmm/exit/exit_fast.c resumes at once
  * until the next slow one keep that preempt_at, and rely on it.
  */
 #define VCPU_STOP_POLL_US 1000u

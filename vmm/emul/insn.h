@@ -4,7 +4,7 @@
  * register (the xAPIC page). An EPT violation reports the guest-physical
  * address and read/write, but not the register, the value or the length,
  * so the bytes at the guest's RIP are decoded here. Pure C: the caller
- * fetches the bytes (vmm/gwalk.h) and applies the result.
+ * fetches the bytes (vmm/emul/gwalk.h) and applies the result.
  */
 #ifndef VMM_INSN_H
 #define VMM_INSN_H

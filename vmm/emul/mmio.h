@@ -2,8 +2,8 @@
 /*
  * Emulating one guest instruction that touched guest-physical memory with
  * nothing (or an emulated device) behind it: fetch and decode it at the
- * guest's RIP (vmm/gwalk.c, vmm/insn.c), read and write its registers.
- * Shared by the xAPIC page (vmm/vapic_mmio.c) and unassigned memory
+ * guest's RIP (vmm/emul/gwalk.c, vmm/emul/insn.c), read and write its registers.
+ * Shared by the xAPIC page (vmm/apic/vapic_mmio.c) and unassigned memory
  * (vmm/dev/dev_mmio_hole.c).
  */
 #ifndef VMM_MMIO_H

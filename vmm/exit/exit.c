@@ -38,7 +38,7 @@ static int exit_ext_intr(struct vcpu *v)
  * banks decide whether the guest resumes where it was (RIPV), ends, or
  * tickvisor stops (vmm/host/mce.c). Nothing is injected: the error is
  * the host's hardware, not the guest's virtual CPU, which offers no MCA
- * (vmm/exit_cpuid.c). */
+ * (vmm/exit/exit_cpuid.c). */
 static int exit_machine_check(struct vcpu *v)
 {
 	enum mce_verdict verdict = mce_handle(true, v->guest->spec->name);
@@ -132,7 +132,7 @@ static int exit_xsetbv(struct vcpu *v)
 }
 
 /* A physical INIT or SIPI cannot reach a guest: tickvisor sends neither
- * after boot, the guest's own are virtual (lapic/, vmm/vcpu_run.c), and no
+ * after boot, the guest's own are virtual (lapic/, vmm/vcpu/vcpu_run.c), and no
  * vCPU is ever put in the wait-for-SIPI activity state. One that arrives
  * anyway means the host is not what tickvisor thinks: end the guest. */
 static int exit_init_signal(struct vcpu *v)

@@ -8,7 +8,7 @@
 /* A handler returns 0 to go on running the vCPU, or -1 when it ended the
  * guest (guest_end/vcpu_kill): vmm_handle_exit() passes that on and the
  * run loop stops this vCPU at once. EXIT_RESUMABLE says the exit changed
- * nothing but what vcpu_entry_idle() looks at (vmm/exit_fast.c: CPUID,
+ * nothing but what vcpu_entry_idle() looks at (vmm/exit/exit_fast.c: CPUID,
  * WRMSR to IA32_TSC_DEADLINE, the ICR writes vlapic_*_icr_fast() take and
  * the interrupt window), so the
  * vCPU may re-enter without the run loop's pre-entry work. */
@@ -40,7 +40,7 @@ void vmm_exit_init(void);
  * blocks every vector of its priority class. */
 void exit_host_irq(uint32_t intr_info);
 
-/* The APIC's (vmm/vapic_inject.c, vmm/vapic_mmio.c). */
+/* The APIC's (vmm/apic/vapic_inject.c, vmm/apic/vapic_mmio.c). */
 int exit_intr_window(struct vcpu *v);
 int exit_nmi_window(struct vcpu *v);
 int exit_apic_access(struct vcpu *v);

@@ -49,7 +49,7 @@ static void leaf1(struct vcpu *v, struct cpuid_regs *r)
 
 	r->ecx = (r->ecx & ~(uint32_t)(C1_ECX_DROP | CPUID_1_ECX_X2APIC)) |
 		 CPUID_1_ECX_HV | CPUID_1_ECX_TSCDL;
-	if (v->guest->spec->opts.x2apic)        /* option x2apic= (vmm/exit_msr.c) */
+	if (v->guest->spec->opts.x2apic)        /* option x2apic= (vmm/exit/exit_msr.c) */
 		r->ecx |= CPUID_1_ECX_X2APIC;
 	/* OSXSAVE mirrors the guest's CR4, not the host's. */
 	if (cr4 & CR4_OSXSAVE)

@@ -39,7 +39,7 @@ static inline bool irr_empty(const struct vlapic *l)
  * An entry with RFLAGS.IF = 0 where it matters (cached_if0_check: the
  * stop poll or vapic_inject_init()'s guard): a vCPU with a stop poll
  * needs it armed (below), and where the guard is on (a CPU with the
- * IF=0 erratum, vmm/vcpu_calib.c) and with virtual-interrupt delivery the
+ * IF=0 erratum, vmm/vcpu/vcpu_calib.c) and with virtual-interrupt delivery the
  * interrupt window - the one step of the pre-entry work done here, as
  * vid_window_if_blocked() does it, a control an earlier window exit
  * cleared. Out of line: the usual entry has IF = 1. (In an SMP

@@ -17,7 +17,7 @@
 void exit_fast_init(struct vcpu *v);
 
 /* Nothing for the run loop to do before the next entry but loading the
- * VMX-preemption timer's count (vmm/exit_fast.c says condition by
+ * VMX-preemption timer's count (vmm/exit/exit_fast.c says condition by
  * condition why), and then it has armed the interrupt window an IF=0
  * entry needs (vapic_vid_guard()): the caller re-enters at once. */
 bool vcpu_entry_idle(struct vcpu *v);

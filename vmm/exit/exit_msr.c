@@ -26,7 +26,7 @@
  * without SSE3, as the SDM allows: so bit 18 needs SSE3 here). XD bit
  * disable (34) is read/write where the processor has NX, with the SDM's
  * effects: CPUID.80000001H:EDX[20] reads 0 while it is set
- * (vmm/exit_cpuid.c) and EFER.NXE is then reserved, so EFER writes exit
+ * (vmm/exit/exit_cpuid.c) and EFER.NXE is then reserved, so EFER writes exit
  * while it is set (efer_write()). KVM stores bit 34 without effect;
  * Bochs has no IA32_MISC_ENABLE outside its configurable MSR table, so the
  * SDM alone defines the effects. Setting it leaves a set EFER.NXE as it is
@@ -37,7 +37,7 @@
  * says only "RO"). The rest is reserved and a 1 in it raises #GP (Bochs's
  * configurable MSR table #GPs reserved bits the same way). Limit CPUID
  * maxval is honoured: the SDM defines it by its effect (CPUID.0:EAX
- * reads 2), which vmm/exit_cpuid.c applies.
+ * reads 2), which vmm/exit/exit_cpuid.c applies.
  */
 #define MISC_ENABLE_RW (MISC_ENABLE_FAST_STRING | MISC_ENABLE_AUTO_THERMAL | MISC_ENABLE_EIST | \
 			MISC_ENABLE_LIMIT_CPUID | MISC_ENABLE_XTPR_DISABLE)
@@ -165,7 +165,7 @@ int exit_rdmsr(struct vcpu *v)
 
 /*
  * The writes a guest makes per IPI and per timer tick are resumable
- * (vmm/exit_fast.c). An x2APIC ICR write vlapic_x2apic_icr_fast() takes (a
+ * (vmm/exit/exit_fast.c). An x2APIC ICR write vlapic_x2apic_icr_fast() takes (a
  * fixed IPI to itself or one x2APIC ID) comes first, ahead of the MSR
  * dispatch: it is on the path of every IPI, from the exit to the target's
  * IRR. It leaves intr_dirty alone, unlike vapic_msr_write(): an IPI

@@ -159,7 +159,7 @@ void vcpu_calib_measure(struct vcpu *v)
  * 1. kick_if0_erratum: entered with IF = 0, the guest runs on, to the
  *    VMCALL. Bochs 3.0 without scripts/bochs-patches/0003 does: VMenter
  *    judged IF by root-mode rules, all physical interrupts masked until
- *    the guest changes IF itself. Costs the stop poll (vmm/vcpu_timer.c).
+ *    the guest changes IF itself. Costs the stop poll (vmm/apic/vcpu_timer.c).
  * 2. vid_if0_erratum: a virtual interrupt pending (RVI = PROBE_VECTOR
  *    above VPPR: VTPR 0, nothing in service), entered with IF = 1 in an
  *    STI shadow, which holds it back for one instruction, a CLI (the
@@ -170,7 +170,7 @@ void vcpu_calib_measure(struct vcpu *v)
  *    after the CLI. Bochs 3.0 without 0002 delivers PROBE_VECTOR after
  *    the CLI instead, through an IDT of limit 0: a #GP, which the
  *    exception bitmap makes an exit, with SVI = PROBE_VECTOR. Costs the
- *    interrupt window of vmm/vapic_inject.c. Asked only with
+ *    interrupt window of vmm/apic/vapic_inject.c. Asked only with
  *    virtual-interrupt delivery (apicv=on on a CPU that has it); without,
  *    there is nothing to guard.
  * 3. hlt_if0_erratum: entered in the HLT activity state with IF = 0 (what
@@ -187,7 +187,7 @@ void vcpu_calib_measure(struct vcpu *v)
  *    the preemption timer (the bound, and the stop poll that is the
  *    workaround). Costs the stop poll on every entry of
  *    a hlt=guest vCPU with others, IF = 1 included: the guest clears IF
- *    itself before its HLT, no exit between (vmm/vcpu_timer.c).
+ *    itself before its HLT, no exit between (vmm/apic/vcpu_timer.c).
  * Anything else (a VMCALL in 2 or 3, a failed entry, an IPI that never
  * showed) proves nothing, and the workaround stays. The probes change only what
  * they restore: the controls, the VMCS fields they write, the four words
@@ -317,7 +317,7 @@ static long probe_hlt_if0(struct vcpu *v, bool *erratum)
  * descriptor: apicv=on on a CPU with posted-interrupt processing):
  * pi_empty_erratum. A notification that finds PIR empty is normal (a
  * root-mode fold took PIR after a second sender had set ON again and
- * sent its IPI, vmm/vapic_pi.c), and the SDM's CPU then leaves RVI as it
+ * sent its IPI, vmm/apic/vapic_pi.c), and the SDM's CPU then leaves RVI as it
  * was: RVI := max{RVI, PIRV}, nothing posted, nothing delivered (Vol. 3C,
  * "Posted-Interrupt Processing"). Bochs 3.0 without
  * scripts/bochs-patches/0006 sets RVI to 0xff and delivers vector 0xff,

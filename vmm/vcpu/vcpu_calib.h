@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* The two fixed costs around the guest on this CPU, measured once per
- * vCPU: they date timer expiries and register accesses (vmm/vcpu_timer.c);
+ * vCPU: they date timer expiries and register accesses (vmm/apic/vcpu_timer.c);
  * and the CPU's IF=0 errata, probed once per vCPU. */
 #ifndef VMM_VCPU_CALIB_H
 #define VMM_VCPU_CALIB_H
@@ -15,8 +15,8 @@ void vcpu_calib_init(void);
 void vcpu_calib_measure(struct vcpu *v);
 
 /* The IF=0 errata probes, on the same page: set v->kick_if0_erratum and
- * v->hlt_if0_erratum (the stop poll of vmm/vcpu_timer.c guards against
- * them) and v->vid_if0_erratum (the interrupt window of vmm/vapic_inject.c). */
+ * v->hlt_if0_erratum (the stop poll of vmm/apic/vcpu_timer.c guards against
+ * them) and v->vid_if0_erratum (the interrupt window of vmm/apic/vapic_inject.c). */
 void vcpu_calib_probe_if0(struct vcpu *v);
 
 #endif

@@ -290,7 +290,7 @@ static __attribute__((noinline, cold)) void vcpu_entry_failed(struct vcpu *v, lo
  * every entry but those resumed at once: after a CPUID or WRMSR exit the
  * entry stub's hooks (exit_fast_cpuid, exit_fast_wrmsr) resume, and after a resumable exit
  * of the table vmm_handle_exit() returns 1. vcpu_entry_idle()
- * (vmm/exit_fast.c) decides both and must know every step of this work:
+ * (vmm/exit/exit_fast.c) decides both and must know every step of this work:
  * a step added here needs its condition there.
  */
 void vcpu_run(struct vcpu *v)

@@ -50,7 +50,7 @@ void vcpu_sync_ia32e(struct vcpu *v);
 /* The bookkeeping every VM exit needs before its handler: the entry done (VMRESUME from now on, the advance tuned by its
  * wait), the entry's injection gone and the interruptibility unread, the
  * IA-32e mode control in step with EFER. Inline: vcpu_run() and the
- * CPUID hook of the entry stub (vmm/exit_fast.c) both run it on every
+ * CPUID hook of the entry stub (vmm/exit/exit_fast.c) both run it on every
  * exit. */
 static inline __attribute__((always_inline)) void vcpu_after_exit(struct vcpu *v)
 {

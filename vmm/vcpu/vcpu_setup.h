@@ -18,7 +18,7 @@ static inline void vcpu_set_ctl(uint32_t *cached, uint64_t field, unsigned bit, 
 }
 
 /* IA32_MISC_ENABLE (SDM Vol. 4, "Architectural MSRs"), as tickvisor
- * offers it: see vmm/exit_msr.c for which bits and why. */
+ * offers it: see vmm/exit/exit_msr.c for which bits and why. */
 #define MISC_ENABLE_FAST_STRING    BIT(0)      /* R/W */
 #define MISC_ENABLE_AUTO_THERMAL   BIT(3)      /* R/W */
 #define MISC_ENABLE_PERFMON        BIT(7)      /* R: 0, CPUID 0xA shows no PMU */

@@ -52,7 +52,7 @@ HV_CFLAGS := -std=gnu11 -O2 -g -ffreestanding -fpic -fshort-wchar -fno-stack-pro
 # Only boot/ sees GNU-EFI (STYLE.md: layers point one way).
 EFI_CFLAGS := -Wno-strict-prototypes -I$(EFI_INC) -I$(EFI_INC)/x86_64 -DGNU_EFI_USE_MS_ABI -DEFI_FUNCTION_WRAPPER=0
 
-HV_DIRS   := boot vmm vmm/host vmm/loader vmm/dev vmx lapic timer drivers
+HV_DIRS   := boot vmm vmm/exit vmm/emul vmm/apic vmm/vcpu vmm/host vmm/loader vmm/dev vmx lapic timer drivers
 HV_C      := $(sort $(foreach d,$(HV_DIRS),$(wildcard $(d)/*.c)))
 HV_C      := $(filter-out vmx/offsets.c drivers/x86_inc.c,$(HV_C))
 HV_ASM    := $(sort $(foreach d,$(HV_DIRS),$(wildcard $(d)/*.asm)))

@@ -10,7 +10,7 @@
  * (QEMU TCG, bare hardware), so the image also runs as a baseline.
  *
  * expect=tickvisor also holds CPUID to the features tickvisor shows a
- * guest on the Bochs models make test boots (vmm/exit_cpuid.c): x2APIC,
+ * guest on the Bochs models make test boots (vmm/exit/exit_cpuid.c): x2APIC,
  * TSC-deadline, TSC_ADJUST, leaf 0xB and the hypervisor leaves it makes
  * itself whatever the host has; XSAVE (with OSXSAVE following the guest's
  * CR4) and AVX it passes through from the host, and skylake_x, haswell,
@@ -98,7 +98,7 @@ static void test_xsave(void)
 	write_cr4(cr4);
 }
 
-/* Leaf 0xB as vmm/exit_cpuid.c builds it: one thread per core, one core
+/* Leaf 0xB as vmm/exit/exit_cpuid.c builds it: one thread per core, one core
  * per vCPU; EDX is the x2APIC ID, here the initial APIC ID. */
 static void test_topology(void)
 {

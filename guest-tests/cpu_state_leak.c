@@ -10,7 +10,7 @@
  * they stick, DR7 across VM exits too; role=check expects the power-up
  * values (Intel SDM Vol. 3A, "Processor State After Reset": DR0-DR3 0,
  * DR6 FFFF0FF0H, DR7 400H, MXCSR 1F80H, XMM/YMM 0; Vol. 1: XCR0 1), and
- * CD/NW clear as the loader leaves them (vmm/vcpu_setup.c). The
+ * CD/NW clear as the loader leaves them (vmm/vcpu/vcpu_setup.c). The
  * SDM gives no reset value for the SYSCALL MSRs and TSC_AUX: 0, as a new
  * vCPU has them under KVM and BitVisor. Bare Bochs passes role=check
  * except for SFMASK, which its reset sets to 0x20200.

@@ -14,7 +14,7 @@
  * natively (GRUB in the same Bochs, its debug_trap held by the MOV SS
  * inhibit) every check passes as under tickvisor. tickvisor folds the
  * field into a #DB it injects after the completed instruction
- * (vcpu_debug_trap() in vmm/vcpu_run.c), so that an interrupt injected at
+ * (vcpu_debug_trap() in vmm/vcpu/vcpu_run.c), so that an interrupt injected at
  * the same entry cannot drop it; with the field cleared on skip, the
  * checks after CPUID, RDMSR, WRMSR and OUT fail. NOP, which never exits,
  * is the control. With TF set as well, the held single step and the
@@ -121,7 +121,7 @@ static void movss_cpuid(void)
 
 /* TF too: the single step over MOV SS is held like the breakpoint, and
  * both come as one #DB after the CPUID, DR6.BS and DR6.B0 (SDM Vol. 3B,
- * "Single-Step Exception Condition"; vmm/vcpu_run.c joins the pending
+ * "Single-Step Exception Condition"; vmm/vcpu/vcpu_run.c joins the pending
  * B0 to the BS trap it injects). */
 static void movss_tf_cpuid(void)
 {

@@ -3,7 +3,7 @@
  * exit_fastpath: the exits tickvisor resumes without its generic
  * pre-entry work when nothing is pending (CPUID, WRMSR to
  * IA32_TSC_DEADLINE, WRMSR to the x2APIC ICR with a fixed IPI to itself
- * or one physical destination; vmm/exit_fast.c) behave as the SDM says in
+ * or one physical destination; vmm/exit/exit_fast.c) behave as the SDM says in
  * the cases where something *is* pending or the instruction is special.
  * Each case runs after a warm-up of the same exit, so the fast path is the
  * one taken; every check also holds on a CPU without any hypervisor.

@@ -2,7 +2,7 @@
 /*
  * intr_if0_periodic: a periodic APIC timer runs on while the CPU keeps
  * RFLAGS.IF = 0 through a loop of VM exits - CPUID, which tickvisor
- * resumes at once from its exit fast path (vmm/exit_fast.c), and
+ * resumes at once from its exit fast path (vmm/exit/exit_fast.c), and
  * VMCALLs, which take the full pre-entry work. No timer interrupt may be
  * taken before STI (Intel SDM Vol. 3A, "Maskable Hardware Interrupts";
  * Vol. 3C, "Delivery of Pending Virtual Interrupts": only with IF = 1);
@@ -18,7 +18,7 @@
  * mode without an exit. In Bochs 3.0 a physical interrupt arriving in
  * non-root mode delivers a pending virtual interrupt whatever IF is
  * (cpu/event.cc, HandleExtInterrupt), so tickvisor holds it back with
- * interrupt-window exiting on an entry with IF = 0 (vmm/vapic_inject.c);
+ * interrupt-window exiting on an entry with IF = 0 (vmm/apic/vapic_inject.c);
  * an entry resumed at once must arm it as the slow one does. With
  * timer=posted it did not, and the second post of a CLI stretch ran the
  * handler with IF = 0. On hardware that follows the SDM none of this

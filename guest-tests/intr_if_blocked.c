@@ -33,13 +33,13 @@
  * posted-interrupt notification). No interrupt may be taken before STI;
  * after it the timer's arrives exactly once, and the AP's. Before
  * tickvisor held such interrupts behind interrupt-window exiting
- * (vmm/vapic_inject.c), every round took 4 interrupts with IF=0 in Bochs
+ * (vmm/apic/vapic_inject.c), every round took 4 interrupts with IF=0 in Bochs
  * 3.0 with APICv; without APICv (intr_if_blocked_apicv_off) tickvisor
  * injects itself, checking IF, and it passed before as after.
  *
  * The Bochs tickvisor builds carries the fix (scripts/bochs-patches/0002),
  * and tickvisor probes every vCPU's CPU for the erratum at its start
- * (vmm/vcpu_calib.c), arming the window only where it finds it. So here
+ * (vmm/vcpu/vcpu_calib.c), arming the window only where it finds it. So here
  * the CPU itself holds the interrupts back (intr_if_blocked, _apicv_off),
  * and intr_if_blocked_if0_quirks runs the workaround (if0_quirks=on) on
  * it. On Debian's unpatched Bochs 3.0 the probe finds the erratum and the

@@ -9,7 +9,7 @@
  * tickvisor arms one at an IF = 0 entry only where Bochs 3.0's
  * HandleExtInterrupt (cpu/event.cc) could deliver the pending virtual
  * interrupt with IF = 0, which takes a physical interrupt arriving while
- * the guest runs (vmm/vapic.h, vapic_vid_guard): from another
+ * the guest runs (vmm/apic/vapic.h, vapic_vid_guard): from another
  * vCPU, a housekeeper or a host timer. A guest of one vCPU on the
  * VMX-preemption timer gets none, and the CPU itself delivers from RVI
  * once IF is 1 (SDM: a pending virtual interrupt is evaluated and

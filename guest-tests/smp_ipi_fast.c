@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * smp_ipi_fast: x2APIC fixed IPIs with a physical destination - the ICR
- * writes tickvisor takes on its exit fast path (vmm/exit_fast.c) - to a
+ * writes tickvisor takes on its exit fast path (vmm/exit/exit_fast.c) - to a
  * vCPU in each state the guest can put it in (Intel SDM Vol. 3A, "Issuing
  * Interprocessor Interrupts", "Interrupt Handling"; DESIGN.md, "IPI
  * rules"):
@@ -23,9 +23,9 @@
  *    interrupt in non-root mode can deliver a pending virtual interrupt
  *    whatever IF is (cpu/event.cc, HandleExtInterrupt), which tickvisor's
  *    entries with IF=0 hold back with interrupt-window exiting
- *    (vmm/vapic_inject.c), those resumed at once included. Back-to-back
+ *    (vmm/apic/vapic_inject.c), those resumed at once included. Back-to-back
  *    rounds, so that the stop poll the first round's slow entry armed
- *    lets the later ones resume at once (vmm/exit_fast.c).
+ *    lets the later ones resume at once (vmm/exit/exit_fast.c).
  *
  * The sender's ICR write is itself a fast exit when it qualifies; each
  * case also counts that the handler ran on the destination only.

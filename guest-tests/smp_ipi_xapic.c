@@ -2,7 +2,7 @@
 /*
  * smp_ipi_xapic: xAPIC fixed IPIs with a physical destination - the ICR
  * writes tickvisor takes on its exit fast path with APICv (an APIC-write
- * exit resumed at once, vmm/vapic_mmio.c, lapic/vlapic_icr.c
+ * exit resumed at once, vmm/apic/vapic_mmio.c, lapic/vlapic_icr.c
  * vlapic_icr_fast()) - in their corner cases (Intel SDM Vol. 3A,
  * "Interrupt Command Register (ICR)", "Determining IPI Destination",
  * "Local APIC ID"; DESIGN.md, "IPI rules"):

@@ -138,7 +138,7 @@ static bool test_bringup(enum smp_boot_mode mode, const char *name)
  * table note 2): a vCPU's first start finds them set as at power-up, a
  * restart finds them as the trampoline left them, clear. CD/NW are
  * checked on bare hardware and under tickvisor, which keeps them per
- * vCPU in the CR0 read shadow (vmm/vcpu_setup.c: VM entry does not load
+ * vCPU in the CR0 read shadow (vmm/vcpu/vcpu_setup.c: VM entry does not load
  * them, SDM "Loading Guest Control Registers, Debug Registers, and
  * MSRs"); other hypervisors differ (QEMU TCG sets them again on INIT).
  */

@@ -9,9 +9,9 @@
  * Controls"). Before the fix the boot ended in "PANIC: cpu1 did not stop
  * running guest"; now the guest ends with its own status and the next
  * guest of the boot runs and passes. That fix was the 1 ms stop poll
- * (vmm/vcpu_timer.c); the Bochs tickvisor builds now has the erratum
+ * (vmm/apic/vcpu_timer.c); the Bochs tickvisor builds now has the erratum
  * fixed (scripts/bochs-patches/0003: VMenter judged the entry's IF by
- * root-mode rules), the probe of vmm/vcpu_calib.c finds it gone and the
+ * root-mode rules), the probe of vmm/vcpu/vcpu_calib.c finds it gone and the
  * stop poll off, so ap=spin checks that the kick itself brings the AP
  * out; ap=hlt (hlt=guest) keeps the stop poll, and checks that.
  *

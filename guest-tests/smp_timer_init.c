@@ -16,7 +16,7 @@
  * With timer=posted a housekeeping CPU delivers the AP's expiry into its
  * posted-interrupt descriptor while the AP runs on: the INIT must cancel
  * that for good, also when the housekeeper is already spinning toward
- * the target it is about to post (vmm/housekeeper.c). So the BSP sends
+ * the target it is about to post (vmm/apic/housekeeper.c). So the BSP sends
  * INIT at offsets around the AP's target - a TSC deadline, and a periodic
  * timer that keeps coming due - while the AP holds its interrupts back
  * (IF=0, as a busy kernel would), restarts the AP and watches it: no

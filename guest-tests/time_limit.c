@@ -10,7 +10,7 @@
  *              in tickvisor with hlt=exit)
  *   init_self  xAPIC ICR_HI = own APIC ID, ICR_LO = 0x4500: INIT to
  *              itself, physical destination. tickvisor puts every vCPU
- *              that takes an INIT into wait-for-SIPI (vmm/vcpu_run.c);
+ *              that takes an INIT into wait-for-SIPI (vmm/vcpu/vcpu_run.c);
  *              nobody sends a SIPI here, so only the time limit can end
  *              it. (An AP does the same on hardware, SDM Vol. 3A, "MP
  *              Initialization Protocol"; a real BSP instead restarts at

@@ -17,7 +17,7 @@
  * Under timer=posted the arm guest's timers sit in a housekeeping CPU's
  * queue and deliver through its vCPUs' posted-interrupt descriptors:
  * tickvisor must take them out before it frees those vCPUs and starts
- * the next guest (vmm/housekeeper.c), or a late post lands in freed
+ * the next guest (vmm/apic/housekeeper.c), or a late post lands in freed
  * memory, or in the next guest's descriptor.
  */
 #include "lib/guest.h"

@@ -15,7 +15,7 @@
  * may cost SSE/AVX a power and performance penalty afterwards when
  * AVX-512 state is not initial; KVM keeps the host's XCR0 a superset of
  * the guest's for the same reason. tickvisor therefore never writes a
- * smaller XCR0 while a guest's registers are live (vmm/vcpu_xstate.h).
+ * smaller XCR0 while a guest's registers are live (vmm/vcpu/vcpu_xstate.h).
  * Bochs preserves state when XCR0 bits are cleared (cpu/xsave.cc XSETBV
  * only sets xcr0), as the SDM says, so on Bochs this test fails only for
  * root-mode code that writes the registers themselves.

@@ -161,7 +161,7 @@ void vlapic_self_ipi_written(struct vlapic *l, uint32_t old, uint32_t val)
 
 /*
  * The ICR write that goes to one APIC (issue 13.4, the exit fast path of
- * vmm/exit_fast.c): fixed delivery of a legal vector, to itself by
+ * vmm/exit/exit_fast.c): fixed delivery of a legal vector, to itself by
  * shorthand or to one physical destination that is not the broadcast
  * one. Decoded by vlapic_icr_decode(), as every ICR write.
  */

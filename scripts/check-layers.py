@@ -43,15 +43,22 @@ ASM_INCLUDE_RE = re.compile(r'^\s*%include\s+"([^"]+)"')
 # Hypervisor rooms, by layer: a room includes its own layer and those
 # below it. Of the middle layer only lapic/ calls into a sibling (it asks
 # timer/ to arm, DESIGN.md "Data flow of one guest timer tick").
-LAYER = {"boot": 3, "vmm": 2, "vmm/host": 2, "vmx": 1, "lapic": 1, "timer": 1,
+LAYER = {"boot": 3, "vmm": 2, "vmm/exit": 2, "vmm/emul": 2, "vmm/apic": 2,
+         "vmm/vcpu": 2, "vmm/host": 2, "vmx": 1, "lapic": 1, "timer": 1,
          "drivers": 0}
 SIBLINGS = {("lapic", "timer")}
+# vmm/'s rooms by job (issue 26.5): vmm/host is one of them, vmm/dev and
+# vmm/loader count as vmm/ itself. Any two of them may include each other
+# for now; the one-way arrows between them are a later step.
+VMM_ROOMS = ("vmm/exit", "vmm/emul", "vmm/apic", "vmm/vcpu", "vmm/host")
+VMM_ALL = ("vmm",) + VMM_ROOMS
 
 
 def room(path):
     """The room a tracked path belongs to, or None outside the layers."""
-    if path.startswith("vmm/host/"):
-        return "vmm/host"
+    for r in VMM_ROOMS:
+        if path.startswith(r + "/"):
+            return r
     if path.startswith("guest-tests/lib/"):
         return "guest-tests/lib"
     top = path.split("/", 1)[0]
@@ -106,7 +113,7 @@ def order_ok(s, d):
         return True
     if s not in LAYER or d not in LAYER:
         return False
-    return LAYER[d] < LAYER[s] or (s, d) in SIBLINGS or {s, d} == {"vmm", "vmm/host"}
+    return LAYER[d] < LAYER[s] or (s, d) in SIBLINGS or (s in VMM_ALL and d in VMM_ALL)
 
 
 # Each rule: name, what it says, predicate(src room, dst room or None,
@@ -117,7 +124,7 @@ RULES = [
      lambda s, d, b, n: b == '"' and s in LAYER and d not in ("-", None)
      and not order_ok(s, d)),
     ("vmm-host", "vmm/host/ includes nothing of vmm/ outside vmm/host/",
-     lambda s, d, b, n: s == "vmm/host" and d == "vmm"),
+     lambda s, d, b, n: s == "vmm/host" and d in VMM_ALL and d != "vmm/host"),
     ("no-vmx-below", "lapic/ and timer/ never include vmx/",
      lambda s, d, b, n: s in ("lapic", "timer") and d == "vmx"),
     ("efi-boot-only", "only boot/ includes GNU-EFI (<efi.h>, <efilib.h>)",

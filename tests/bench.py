@@ -50,7 +50,7 @@ CONFIGS = [
 ]
 # (config name, tickvisor guest options, smp_pingpong arguments): xAPIC
 # (the ICR write is an APIC-write or APIC-access exit) and x2APIC (one
-# WRMSR, the exit fast path of vmm/exit_fast.c).
+# WRMSR, the exit fast path of vmm/exit/exit_fast.c).
 SMP_CONFIGS = [(f"smp{m}/apicv-{a}", f"apicv={a}", args)
                for m, args in (("", ""), ("-x2apic", "apic=x2apic"))
                for a in ("on", "off")]

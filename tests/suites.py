@@ -71,7 +71,7 @@ def test_of(suite, guest):
     return BY_NAME.get(guest) or BY_NAME.get(guest.split(".")[0])
 
 
-# Issue 27: the backend each vCPU's APIC timer ran on. vmm/vcpu_timer.c
+# Issue 27: the backend each vCPU's APIC timer ran on. vmm/apic/vcpu_timer.c
 # prints the line for every vCPU; timer_select() falls back silently to
 # another backend otherwise (hpet -> lapic -> preempt), so a suite for a
 # backend names it for each guest and vCPU, and rejects any fallback it
@@ -84,7 +84,7 @@ FALLBACK = r"\(fallback: "
 def timer_backend(opts, vcpus, cpus, posted=True):
     """The backend of a guest line's options (the last timer= wins) on a
     boot of `cpus` CPUs whose model has posted interrupts or not. timer=auto
-    is posted where housekeeper_plan() (vmm/housekeeper.c) finds posted
+    is posted where housekeeper_plan() (vmm/apic/housekeeper.c) finds posted
     interrupts, a free CPU, virtual-interrupt delivery and no hlt=guest,
     else the preemption timer."""
     words = opts.split()
@@ -192,7 +192,7 @@ def posted_line(t, name, vcpus, opts, args=""):
 
 
 # The one-vCPU runs of guests-posted: advance off, auto, and hlt=guest (which
-# posted timers turn into HLT exits, vmm/housekeeper.c says why).
+# posted timers turn into HLT exits, vmm/apic/housekeeper.c says why).
 POSTED_RUNS = [("posted", "timer=posted"), ("posted-auto", "timer=posted advance=auto"),
                ("posted-hlt", "timer=posted hlt=guest")]
 POSTED_LINE = r"^tickvisor: guest {}: APIC timers posted by housekeeping cpu{}$"
@@ -507,7 +507,7 @@ SUITES = [
                   r"^tickvisor: guest time_limit_spin: vcpu0: over its time limit of 1 s$",
                   r"^tickvisor: guest time_limit_cli_hlt: vcpu0: over its time limit of 1 s",
                   # A lone vCPU halted with IF=0 sleeps until its time
-                  # limit (vmm/vcpu_timer.c, halt_hopeless()), no earlier.
+                  # limit (vmm/apic/vcpu_timer.c, halt_hopeless()), no earlier.
                   r"^tickvisor: guest time_limit_cli_hlt_exit: vcpu0: over its time limit "
                   r"of 1 s \(halted\)$",
                   r"^tickvisor: done: 8 guests, 4 failed$"]),

@@ -17,7 +17,7 @@
 #define ADVANCE_OUTLIER_NS    50000u    /* larger errors are not the timer's */
 /* auto starts from above, at the ceiling (issue 24.2): an expiry that
  * comes early costs only the host's wait to the exact target, which the
- * entry cost calibrated at vCPU start (vmm/vcpu_calib.c) makes exact, so
+ * entry cost calibrated at vCPU start (vmm/vcpu/vcpu_calib.c) makes exact, so
  * the guest sees even its first interrupts on time; one that comes late
  * costs the guest. From below (1 us, until 2026-12) a fresh guest's first
  * 20 TSC-deadline expiries were up to 614 cycles late in Bochs, where the

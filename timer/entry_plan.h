@@ -17,7 +17,7 @@
  * the same entry: a target that is due again comes back as an immediate
  * exit. The preemption-timer count is worked out from the plan's absolute
  * deadline at the last moment, because the timer counts in non-root mode
- * only (vmm/vcpu_timer.h, vcpu_timer_load_preempt).
+ * only (vmm/apic/vcpu_timer.h, vcpu_timer_load_preempt).
  *
  * Everything is inline: this is the path of every VM entry, and the
  * compiler keeps the plan in registers. Pure C, host-tested
@@ -119,7 +119,7 @@ timer_plan_arm(const struct timer_plan_in *in)
 		p.hw_at = in->armed ? deadline : TIMER_PLAN_NEVER;
 		return p;
 	}
-	/* Posted (vmm/housekeeper.c): the housekeeping CPU's host timer
+	/* Posted (vmm/apic/housekeeper.c): the housekeeping CPU's host timer
 	 * serves the target and the expiry arrives without an exit; this
 	 * CPU's preemption timer keeps only its own duties. */
 	if (in->backend == TIMER_POSTED) {

@@ -18,7 +18,7 @@ enum timer_kind {
 	TIMER_PREEMPT = 1,
 	TIMER_LAPIC   = 2,
 	TIMER_HPET    = 3,
-	TIMER_POSTED  = 4,      /* a housekeeping CPU posts it (vmm/housekeeper.c) */
+	TIMER_POSTED  = 4,      /* a housekeeping CPU posts it (vmm/apic/housekeeper.c) */
 };
 
 /* What this machine offers, filled in once at boot. */

@@ -3,7 +3,7 @@
  * The housekeeping CPU's timer queue (DESIGN.md, "Exitless timer"): one
  * node per vCPU whose APIC timer it serves, ordered by the host TSC of
  * that timer's next expiry, the earliest first. Pure logic, host-tested;
- * the caller (vmm/housekeeper.c) holds one lock around every call.
+ * the caller (vmm/apic/housekeeper.c) holds one lock around every call.
  *
  * Firing takes two steps under that lock with a wait between them: the
  * housekeeper peeks at the first node (a ticket: node, key, generation),

@@ -5,7 +5,7 @@
 #include "vmm/host/mce.h"
 #include "vmm/host/boot_info.h"
 #include "vmm/host/console.h"
-#include "vmm/exit.h"
+#include "vmm/exit/exit.h"
 #include "vmm/guest.h"
 #include "vmm/host/irq.h"
 #include "vmm/host/log.h"
@@ -16,9 +16,9 @@
 #include "vmm/host/platform.h"
 #include "vmm/host/power.h"
 #include "vmm/host/smp.h"
-#include "vmm/vapic.h"
-#include "vmm/vcpu_calib.h"
-#include "vmm/vcpu_timer.h"
+#include "vmm/apic/vapic.h"
+#include "vmm/vcpu/vcpu_calib.h"
+#include "vmm/apic/vcpu_timer.h"
 #include "vmm/host/vmx_cpu.h"
 
 #define LOG_RING_SIZE (256 * KiB)

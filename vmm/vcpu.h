@@ -56,7 +56,7 @@ struct vcpu {
 	bool timer_dirty;               /* timer target moved: re-arm the backend */
 	enum timer_kind timer_kind;     /* backend serving this vCPU's APIC timer */
 	/* vcpu_timer_before_entry()'s variant for that backend and the
-	 * trace mask, chosen once (vmm/vcpu_timer.c) */
+	 * trace mask, chosen once (vmm/apic/vcpu_timer.c) */
 	void (*timer_before_entry)(struct vcpu *v);
 	/* Two paths reach an expiry at different costs, so each has its own
 	 * advance: `advance` for a running vCPU (backend fires, VM exit),

@@ -76,7 +76,7 @@ static void decode_features(struct vmx_caps *c)
 	c->ept_walk4 = c->ept_vpid & EPT_CAP_WALK4;
 	c->ept_2m = c->ept_vpid & EPT_CAP_2M;
 	c->ept_1g = c->ept_vpid & EPT_CAP_1G;
-	/* tickvisor invalidates single contexts only (vmm/vcpu_setup.c). */
+	/* tickvisor invalidates single contexts only (vmm/vcpu/vcpu_setup.c). */
 	c->invept = (c->ept_vpid & EPT_CAP_INVEPT) && (c->ept_vpid & EPT_CAP_INVEPT_CTX);
 	c->vpid = vmx_ctl_allowed1(c->proc2, PROC2_VPID) && (c->ept_vpid & EPT_CAP_INVVPID) &&
 		  (c->ept_vpid & EPT_CAP_INVVPID_CTX);

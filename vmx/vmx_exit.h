@@ -106,7 +106,7 @@ enum vmx_activity {
 
 /*
  * What an exit's handler needs from the VMCS besides the exit reason. The
- * exit table (vmm/exit.c) says it per basic exit reason and
+ * exit table (vmm/exit/exit.c) says it per basic exit reason and
  * vmx_read_exit() reads exactly that: VMREADs cost tens of cycles each on
  * hardware, and the frequent exits (CPUID, MSRs, timer) need one or two.
  * IDT-vectoring information is worth reading only for exits that can

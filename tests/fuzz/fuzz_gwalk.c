@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * vmm/gwalk.c over a random guest: a header picks CR0.PG, CR4.PAE/PSE/
+ * vmm/emul/gwalk.c over a random guest: a header picks CR0.PG, CR4.PAE/PSE/
  * LA57, EFER.LMA/NXE, CR3, the PDPTE registers (or none: read at CR3),
  * a linear address and a read length; the rest of the input is guest RAM,
  * RAM_SIZE bytes in an exact-size heap buffer (ASan: no access past it).
@@ -20,7 +20,7 @@
 
 #include "drivers/x86.h"
 #include "tests/fuzz/fuzz.h"
-#include "vmm/gwalk.h"
+#include "vmm/emul/gwalk.h"
 
 #define RAM_SIZE        (8 * PAGE_SIZE)
 #define READ_MAX        64u

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * vmm/insn.c, the decoder behind MMIO emulation (vmm/mmio.c), two ways
+ * vmm/emul/insn.c, the decoder behind MMIO emulation (vmm/emul/mmio.c), two ways
  * per input:
  *
  *  - raw: the bytes after a mode byte and a length byte are decoded as
@@ -20,7 +20,7 @@
 #include <stdlib.h>
 
 #include "tests/fuzz/fuzz.h"
-#include "vmm/insn.h"
+#include "vmm/emul/insn.h"
 
 static bool same(const struct mmio_insn *a, const struct mmio_insn *b)
 {

@@ -39,8 +39,8 @@ FORK_RE = re.compile(r"^#(\d+): cov: (\d+) ft: (\d+) corp: (\d+) exec/s (\d+) "
 # The sources each target is there to test (the rest it links are
 # helpers: drivers/fmt.c, drivers/string.c, ...).
 PARSERS = {
-    "insn": ["vmm/insn.c"],
-    "gwalk": ["vmm/gwalk.c"],
+    "insn": ["vmm/emul/insn.c"],
+    "gwalk": ["vmm/emul/gwalk.c"],
     "config": ["boot/config.c"],
     "multiboot": ["vmm/loader/multiboot.c"],
     "linux": ["vmm/loader/linux.c"],

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * vmm/gwalk.c over page tables built in a heap "guest RAM" of exactly
+ * vmm/emul/gwalk.c over page tables built in a heap "guest RAM" of exactly
  * RAM_SIZE bytes (ASan flags any access past it): every paging mode and
  * page size, failures at each level, page-crossing reads, and a seeded
  * fuzz of random table contents.
@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "drivers/x86.h"
-#include "vmm/gwalk.h"
+#include "vmm/emul/gwalk.h"
 
 #define RAM_SIZE        (64 * PAGE_SIZE)
 #define TABLES          0x1000ull               /* first table page */

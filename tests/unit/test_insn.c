@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * vmm/insn.c: a table of encodings (assembled with GNU as, AT&T text kept
+ * vmm/emul/insn.c: a table of encodings (assembled with GNU as, AT&T text kept
  * next to each; the prefix combinations as will not emit are written by
  * hand, disassembler style), rejections, truncation at every length, and
  * a seeded fuzz loop over exact-size heap buffers so ASan sees any read
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vmm/insn.h"
+#include "vmm/emul/insn.h"
 
 #define M16 INSN_MODE_16
 #define M32 INSN_MODE_32

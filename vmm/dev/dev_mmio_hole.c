@@ -3,7 +3,7 @@
  * Unassigned guest-physical memory (DESIGN.md, "Guest environment"). On a
  * PC a cycle nobody claims ends in a master abort: a read returns all
  * ones, a write is dropped, and the CPU goes on. tickvisor gives a guest
- * the same: the instruction is decoded (vmm/mmio.c), a load gets all ones
+ * the same: the instruction is decoded (vmm/emul/mmio.c), a load gets all ones
  * of its width, a store is skipped, string instructions run to the end of
  * the page at once. Every access is counted per vCPU (printed with the
  * guest's exit summary) and the first few are logged with address and
@@ -13,14 +13,14 @@
  */
 #include "drivers/io.h"
 #include "drivers/string.h"
-#include "vmm/exit.h"
+#include "vmm/exit/exit.h"
 #include "vmm/host/log.h"
-#include "vmm/mmio.h"
+#include "vmm/emul/mmio.h"
 #include "vmm/dev/dev_mmio_hole.h"
-#include "vmm/vcpu_run.h"
+#include "vmm/vcpu/vcpu_run.h"
 #include "vmx/vmx.h"
 #include "vmm/guest.h"
-#include "vmm/vcpu_dump.h"
+#include "vmm/vcpu/vcpu_dump.h"
 
 #define HOLE_LOG_LIMIT  4u
 #define ALL_ONES        (~0ull)
@@ -136,7 +136,7 @@ static int hole_strict(struct vcpu *v, uint64_t gpa, uint64_t qual)
 
 /*
  * RAM the EPT does not map because another vCPU's APIC base is there
- * (vmm/vapic.c): for this vCPU it is plain RAM, so the load or store is
+ * (vmm/apic/vapic.c): for this vCPU it is plain RAM, so the load or store is
  * done on it. Only MOV and MOVZX: a string instruction here ends the
  * guest rather than being half done.
  */

@@ -5,7 +5,7 @@
  * Exception (#MC)"), with it the #MC goes to the IDT, or, in VMX non-root
  * operation with bit 18 of the exception bitmap set, to a VM exit (Vol.
  * 3C, "Exception Bitmap"): tickvisor intercepts it in every guest
- * (vmm/vcpu_setup.c), so a host error is never taken by the guest's own
+ * (vmm/vcpu/vcpu_setup.c), so a host error is never taken by the guest's own
  * handler, and judges it here (drivers/mce.c). The banks are read with
  * faults fixed up: CPUs and emulators that claim MCA (CPUID.1:EDX.MCA)
  * without its MSRs exist (Bochs).

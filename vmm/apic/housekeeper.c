@@ -1,0 +1,395 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The housekeeping CPU of timer=posted (vmm/apic/housekeeper.h).
+ *
+ * Why no post follows a cancel, and no post reaches freed memory:
+ * - Every expiry the housekeeper delivers is claimed from the queue and
+ *   delivered while it holds hk->lock, and only if the vCPU's node is
+ *   unchanged since it was peeked (timer/tqueue.h: the generation). The
+ *   spin to the exact target between peek and claim runs without the
+ *   lock, so a vCPU is never held up by it for long.
+ * - Every change a vCPU makes to its timer - a register write, a TSC
+ *   write, INIT, leaving the guest - runs under the same lock and moves
+ *   or cancels its node before the lock is released (bumping the
+ *   generation). So an expiry is delivered either entirely before such a
+ *   change (as on hardware, where it would already sit in IRR) or not at
+ *   all: once housekeeper_timer_cancel() returns, nothing is posted for
+ *   what it cancelled.
+ * - The housekeeper stops when the guest has ended, and the BSP waits for
+ *   it (guest_stop_cpu) before guest_destroy() frees the vCPUs and their
+ *   posted-interrupt descriptors.
+ * A lock rather than only the generation, because the delivery itself
+ * (the periodic re-arm, IA32_TSC_DEADLINE reading 0, LVTT's mask and
+ * vector) must not interleave with the guest's change of the same timer.
+ * The ticket lock is fair: a guest re-arming as fast as it can gets the
+ * lock no more often than the housekeeper does.
+ */
+#include "drivers/apic.h"
+#include "drivers/fmt.h"
+#include "drivers/io.h"
+#include "timer/timebase.h"
+#include "timer/tqueue.h"
+#include "vmm/guest.h"
+#include "vmm/apic/housekeeper.h"
+#include "vmm/host/irq.h"
+#include "vmm/host/log.h"
+#include "vmm/host/mem.h"
+#include "vmm/host/percpu.h"
+#include "vmm/host/platform.h"
+#include "vmm/apic/vapic.h"
+
+struct housekeeper {
+	struct spinlock lock;           /* the queue, and the vCPUs' timers (above) */
+	struct tqueue queue;
+	struct tqueue_node node[TV_MAX_CPUS];   /* by vCPU index */
+	struct guest *guest;
+	uint32_t cpu;                   /* physical CPU index */
+	/* under lock: the housekeeper sleeps, until its host timer fires at
+	 * sleep_until (0: no timer armed) or a kick wakes it */
+	bool asleep;
+	uint64_t sleep_until;
+	uint64_t slept_for;             /* the key its last sleep was armed for */
+	uint64_t recheck_tsc;           /* the longest sleep: HK_RECHECK_US */
+	struct timer_advance advance;   /* host timer armed this early (under lock) */
+	/* With an advance: the fastest delivery seen, from the end of the
+	 * spin to vlapic_timer_fire()'s return (its last act is the
+	 * notification IPI); the spin ends this much before the target, so
+	 * the IPI leaves at the target less at most that return's few
+	 * instructions, and the guest, behind the IPI's delivery, never sees
+	 * its interrupt early (the timer tests' "not early" checks). */
+	uint64_t lead;
+	bool lead_known;
+	uint64_t posts;                 /* expiries delivered */
+	uint64_t stale;                 /* peeked, then re-armed or cancelled first */
+};
+
+/*
+ * The housekeeper never sleeps longer than this, even with nothing
+ * queued: a vCPU that queues an expiry its sleep already covers - due
+ * later than it wakes anyway - need not kick it (node_update()). That
+ * spares the IPI, and the housekeeper's wake-up for it, for every target
+ * at least this far off (a TSC deadline re-armed far ahead, a timer
+ * stopped and started again), at the cost of one look at the queue per
+ * interval while it idles. Armed as the stop poll of vcpu_timer.c is.
+ */
+#define HK_RECHECK_US   1000u
+
+/* How long before its target the housekeeper starts an expiry's
+ * delivery; with advance=off it does not look ahead at all. */
+static uint64_t lead_get(const struct housekeeper *hk)
+{
+	return advance_get(&hk->advance) ? hk->lead : 0;
+}
+
+/* When the housekeeper wakes for an expiry at host TSC `key`. */
+static uint64_t wake_for(const struct housekeeper *hk, uint64_t key)
+{
+	return key - lead_get(hk) - advance_get(&hk->advance);
+}
+
+int housekeeper_cpu(const struct guest *g)
+{
+	return g->hk ? (int)g->hk->cpu : -1;
+}
+
+/* What timer=posted needs of the CPU and the guest's options, or NULL. */
+static const char *posted_missing(const struct guest *g)
+{
+	if (!platform.vmx.posted_intr)
+		return "the CPU has no posted interrupts";
+	/* The housekeeper compares its own TSC with the guest's deadlines. */
+	if (platform.tsc_unsynced)
+		return "the CPUs' TSCs are out of step (warp test)";
+	if (!g->apicv)
+		return g->spec->opts.apicv ? "the CPU has no virtual-interrupt delivery (APICv)"
+					   : "virtual-interrupt delivery is off (apicv=off)";
+	return NULL;
+}
+
+/* housekeeping=N checked, or the lowest CPU up and not in busy; -1 with
+ * *why when there is none. */
+static int pick_cpu(const struct guest *g, uint64_t busy, char *why, size_t n)
+{
+	int32_t want = g->spec->opts.housekeeping;
+
+	if (want == HOUSEKEEPING_AUTO) {
+		for (uint32_t c = 0; c < ncpus_online; c++)
+			if (cpus[c] && !(busy & BIT(c)))
+				return (int)c;
+		fmt_snprintf(why, n, "no free CPU for housekeeping (all %u CPU%s up run%s its "
+			     "vCPUs)", ncpus_online, ncpus_online == 1 ? "" : "s",
+			     ncpus_online == 1 ? "s" : "");
+		return -1;
+	}
+	if ((uint32_t)want >= ncpus_online || !cpus[want])
+		fmt_snprintf(why, n, "housekeeping=%d names cpu%d, which does not exist (%u CPU%s "
+			     "up)", want, want, ncpus_online, ncpus_online == 1 ? " is" : "s are");
+	else if (busy & BIT(want))
+		fmt_snprintf(why, n, "housekeeping=%d names cpu%d, which is taken (it runs a vCPU "
+			     "of this guest, or an earlier guest kept it)", want, want);
+	else
+		return want;
+	return -1;
+}
+
+/*
+ * hlt=guest keeps HLT in non-root mode, but an expiry posted while the
+ * guest has IF=0 becomes a pending virtual interrupt (the CPU processes
+ * the notification whatever IF is), and a following STI;HLT then waits
+ * for that virtual interrupt to wake it. The SDM says it does (Vol. 3C,
+ * "Virtual-Interrupt Delivery": it "wakes a logical processor from the
+ * same inactive activity states as would an external interrupt"), Bochs
+ * 3.0 does not (cpu/event.cc, handleWaitForEvent: no virtual interrupt
+ * among its wake events), and tickvisor relies on it nowhere
+ * (vmm/apic/vapic_inject.c, wake_halted()). So posted timers make HLT exit:
+ * the halted vCPU then sleeps in root mode, where it serves its own timer
+ * (housekeeper_timer_park()) and any other notification, a host interrupt
+ * there, wakes it.
+ */
+static void housekeeper_hlt_policy(struct guest *g)
+{
+	if (g->hlt != HLT_GUEST)
+		return;
+	g->hlt = HLT_EXIT;
+	pr_info("guest %s: hlt=guest with posted timers: HLT exits (a posted interrupt pending "
+		"while IF=0 would not end a guest HLT on every CPU)", g->spec->name);
+}
+
+static void housekeeper_create(struct guest *g, uint32_t cpu)
+{
+	struct housekeeper *hk = mem_alloc(sizeof(*hk));
+
+	hk->guest = g;
+	hk->cpu = cpu;
+	hk->recheck_tsc = HK_RECHECK_US * (platform.tb.tsc_hz / 1000000);
+	tqueue_init(&hk->queue);
+	advance_init(&hk->advance, g->spec->opts.advance, g->spec->opts.advance_ns,
+		     platform.tb.tsc_hz);
+	g->hk = hk;
+	pr_info("guest %s: APIC timers posted by housekeeping cpu%u", g->spec->name, cpu);
+	housekeeper_hlt_policy(g);
+}
+
+int housekeeper_plan(struct guest *g, uint64_t busy)
+{
+	enum timer_backend_sel sel = g->spec->opts.timer;
+	const char *missing;
+	char why[128];
+	int cpu;
+
+	if (sel != TIMER_SEL_POSTED && sel != TIMER_SEL_AUTO)
+		return 0;
+	/* auto keeps hlt=guest what it says (HLT without an exit) rather
+	 * than trade it for posted timers (housekeeper_hlt_policy). */
+	if (sel == TIMER_SEL_AUTO && g->hlt == HLT_GUEST)
+		return 0;
+	missing = posted_missing(g);
+	if (missing && sel == TIMER_SEL_AUTO)
+		return 0;       /* auto: the per-CPU backends */
+	if (missing)
+		return guest_end(g, GUEST_STATUS_LOAD_FAIL, "timer=posted impossible: %s", missing);
+	cpu = pick_cpu(g, busy, why, sizeof(why));
+	if (cpu >= 0) {
+		housekeeper_create(g, (uint32_t)cpu);
+		return 0;
+	}
+	/* auto without a free CPU is no mistake; a housekeeping= that
+	 * cannot be had, or timer=posted without a CPU, is. */
+	if (sel == TIMER_SEL_AUTO && g->spec->opts.housekeeping == HOUSEKEEPING_AUTO)
+		return 0;
+	return guest_end(g, GUEST_STATUS_LOAD_FAIL, "timer=posted impossible: %s", why);
+}
+
+void housekeeper_free(struct guest *g)
+{
+	if (g->hk)
+		mem_free(g->hk, sizeof(*g->hk));
+	g->hk = NULL;
+}
+
+/* --- the vCPU's side ------------------------------------------------------ */
+
+void housekeeper_lock_timer(struct vcpu *v)
+{
+	spin_lock(&v->guest->hk->lock);
+}
+
+/* Under the lock: v's node follows its timer. True if the housekeeper
+ * sleeps past the new first expiry and must be kicked. */
+static bool node_update(struct housekeeper *hk, struct vcpu *v)
+{
+	struct tqueue_node *n = &hk->node[v->id];
+	struct vtimer *t = &v->lapic->timer;
+	uint64_t key = t->target - v->tsc_offset;
+
+	if (!t->armed) {
+		tqueue_cancel(&hk->queue, n);
+		return false;
+	}
+	tqueue_set(&hk->queue, n, key);
+	if (!hk->asleep || !tqueue_is_first(&hk->queue, n))
+		return false;
+	return !hk->sleep_until ||
+	       !timebase_reached(wake_for(hk, key), hk->sleep_until);
+}
+
+void housekeeper_unlock_timer(struct vcpu *v)
+{
+	struct housekeeper *hk = v->guest->hk;
+	bool kick = false;
+
+	if (v->timer_dirty) {
+		v->timer_dirty = false;
+		kick = node_update(hk, v);
+	}
+	spin_unlock(&hk->lock);
+	/* After the unlock: the housekeeper wakes to a free lock. */
+	if (kick)
+		apic_send_ipi(cpus[hk->cpu]->apic_id, VEC_KICK);
+}
+
+void housekeeper_timer_cancel(struct vcpu *v)
+{
+	struct housekeeper *hk = v->guest->hk;
+
+	if (!hk)
+		return;
+	spin_lock(&hk->lock);
+	tqueue_cancel(&hk->queue, &hk->node[v->id]);
+	spin_unlock(&hk->lock);
+	/* A post made before the cancel sent its notification holding the
+	 * lock we took after it. */
+	vapic_pi_take_notification(v);
+}
+
+void housekeeper_timer_park(struct vcpu *v)
+{
+	housekeeper_timer_cancel(v);
+}
+
+void housekeeper_timer_unpark(struct vcpu *v)
+{
+	if (!v->guest->hk)
+		return;
+	housekeeper_lock_timer(v);
+	v->timer_dirty = true;          /* queued again as it stands */
+	housekeeper_unlock_timer(v);
+}
+
+/* --- the housekeeping CPU ------------------------------------------------- */
+
+static struct vcpu *node_vcpu(struct housekeeper *hk, const struct tqueue_node *n)
+{
+	return hk->guest->vcpus[n - hk->node];
+}
+
+/* Under the lock, the ticket claimed: deliver the expiry through v's
+ * posted-interrupt descriptor (vlapic_accept -> vapic_pi_post: PIR, ON,
+ * the notification IPI; LVTT masked: nothing), and queue what is armed
+ * next - a periodic timer's next period, from the previous target (no
+ * drift), or from now if that is past too (no burst): vtimer_expire().
+ * Within the lead before the target, the expiry is dated at the target.
+ * Returns the TSC when the delivery was done. */
+static uint64_t expire(struct housekeeper *hk, struct vcpu *v)
+{
+	struct vtimer *t = &v->lapic->timer;
+	uint64_t now = rdtsc() + v->tsc_offset, done;
+
+	vlapic_timer_fire(v->lapic, vtimer_reached(now, t->target) ? now : t->target);
+	done = rdtsc();
+	hk->posts++;
+	if (t->armed)
+		tqueue_set(&hk->queue, &hk->node[v->id], t->target - v->tsc_offset);
+	return done;
+}
+
+/* The delivery took `cost` from the end of the spin: the lead is the
+ * fastest one seen, so that no later one sends its IPI before the
+ * target. A masked LVTT sends none and does not count. */
+static void lead_observe(struct housekeeper *hk, bool masked, uint64_t cost)
+{
+	if (masked || advance_get(&hk->advance) == 0)
+		return;
+	if (!hk->lead_known || cost < hk->lead)
+		hk->lead = cost;
+	hk->lead_known = true;
+}
+
+
+/* The advance brought the housekeeper here early: wait to the exact
+ * target without the lock (the guest never sees its interrupt early),
+ * then deliver it if the vCPU did not change its timer meanwhile. With
+ * advance=auto, how early the host timer woke us tunes the advance. */
+static void fire(struct housekeeper *hk, struct tqueue_ticket t)
+{
+	uint64_t arrived = rdtsc(), start = t.key - lead_get(hk), done;
+	struct vcpu *v;
+	bool masked;
+
+	while (!timebase_reached(rdtsc(), start))
+		cpu_relax();
+	start = rdtsc();
+	spin_lock(&hk->lock);
+	if (hk->slept_for == t.key)
+		advance_observe(&hk->advance, (int64_t)(arrived - (t.key - lead_get(hk))));
+	hk->slept_for = 0;
+	if (tqueue_claim(&hk->queue, t)) {
+		v = node_vcpu(hk, t.node);
+		masked = vlapic_get(v->lapic, LAPIC_LVT_TIMER) & LAPIC_LVT_MASKED;
+		done = expire(hk, v);
+		lead_observe(hk, masked, done - start);
+	} else {
+		hk->stale++;
+	}
+	spin_unlock(&hk->lock);
+}
+
+/* Under the lock: the next expiry is not due yet; sleep until it, or a
+ * kick, HK_RECHECK_US at most. Returns the host TSC to arm the host timer
+ * for. Only a wake for the expiry itself tunes the advance (slept_for). */
+static uint64_t plan_sleep(struct housekeeper *hk, struct tqueue_ticket t, uint64_t wake,
+			   uint64_t now)
+{
+	uint64_t recheck = now + hk->recheck_tsc;
+	bool for_key = t.node && !timebase_reached(wake, recheck);
+
+	hk->asleep = true;
+	hk->sleep_until = for_key ? wake : recheck;
+	hk->slept_for = for_key ? t.key : 0;
+	return hk->sleep_until;
+}
+
+void housekeeper_run(void *arg)
+{
+	struct guest *g = arg;
+	struct housekeeper *hk = g->hk;
+	struct timer_cpu *tc = &this_cpu()->timer;
+
+	irq_disable();
+	while (!READ_ONCE(g->ended)) {
+		struct tqueue_ticket t;
+		uint64_t wake, now;
+
+		spin_lock(&hk->lock);
+		hk->asleep = false;
+		t = tqueue_peek(&hk->queue);
+		wake = wake_for(hk, t.key);
+		now = rdtsc();
+		if (t.node && timebase_reached(now, wake)) {
+			spin_unlock(&hk->lock);
+			fire(hk, t);
+			continue;
+		}
+		wake = plan_sleep(hk, t, wake, now);
+		spin_unlock(&hk->lock);
+		/* An HPET deadline already past: look again at once. */
+		if (!timer_host_sleep_arm(tc, wake))
+			continue;
+		wait_for_interrupt();
+	}
+	timer_host_disarm_all(tc);
+	pr_debug("guest %s: housekeeper: %lu expiries posted, %lu changed before their post, "
+		 "advance %lu, lead %lu TSC cycles", g->spec->name, (unsigned long)hk->posts,
+		 (unsigned long)hk->stale, (unsigned long)advance_get(&hk->advance),
+		 (unsigned long)lead_get(hk));
+}

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Posted interrupts (SDM Vol. 3C, "Posted-Interrupt Processing"): an
+ * interrupt for a vCPU running on another CPU goes into that vCPU's
+ * posted-interrupt descriptor and a notification IPI; a CPU in non-root
+ * mode moves it into the virtual APIC itself and delivers it without a
+ * VM exit. A notification that finds its CPU in root mode (or halted) is
+ * an ordinary host interrupt, and the descriptor is folded into IRR
+ * before the next entry. Used with virtual-interrupt delivery only.
+ *
+ * Software folds the descriptor only after such a root-mode notification:
+ * one still in flight is then processed by the CPU with the requests it
+ * announces. A notification can still find PIR empty (a fold took it
+ * after a second sender set ON again and sent its IPI); Bochs 3.0 without
+ * scripts/bochs-patches/0006 then delivers vector 0xff, which wedges the
+ * guest, and vcpu_calib.c's probe 4 keeps posted interrupts off there.
+ */
+#include "drivers/apic.h"
+#include "vmm/host/irq.h"
+#include "vmm/apic/vapic.h"
+#include "vmm/host/mem.h"
+#include "vmm/host/percpu.h"
+#include "vmm/host/platform.h"
+#include "vmm/vcpu/vcpu_setup.h"
+#include "vmx/vmx.h"
+
+#define PI_ON        BIT(0)
+#define PI_NV_SHIFT  16
+#define PI_NDST_SHIFT 32
+
+struct pi_desc {
+	uint64_t pir[4];        /* posted-interrupt requests, one bit a vector */
+	uint64_t ctl;           /* ON, SN, notification vector, destination */
+	uint64_t reserved[3];
+} __aligned(64);
+
+_Static_assert(sizeof(struct pi_desc) == 64, "posted-interrupt descriptor is 64 bytes");
+
+bool vapic_pi_usable(const struct guest *g)
+{
+	return g->apicv && platform.vmx.posted_intr;
+}
+
+/* On the vCPU's own CPU: the descriptor names this CPU as destination. */
+void vapic_pi_init(struct vcpu *v)
+{
+	struct pcpu *p = this_cpu();
+	uint64_t ndst = apic_caps.x2apic ? p->apic_id : p->apic_id << 8;
+
+	if (!vapic_pi_usable(v->guest))
+		return;
+	v->pi = mem_alloc(sizeof(*v->pi));
+	v->pi->ctl = ((uint64_t)VEC_POSTED << PI_NV_SHIFT) | (ndst << PI_NDST_SHIFT);
+	vmwrite(VMCS_POSTED_INTR_NV, VEC_POSTED);
+	vmwrite(VMCS_POSTED_INTR_DESC, (uint64_t)v->pi);
+}
+
+void vapic_pi_free(struct vcpu *v)
+{
+	if (v->pi)
+		mem_free(v->pi, sizeof(*v->pi));
+}
+
+/* Posted-interrupt processing goes with virtual-interrupt delivery. */
+void vapic_pi_enable(struct vcpu *v, bool on)
+{
+	if (!v->pi)
+		return;
+	on = on && !v->pi_empty_erratum;        /* vcpu_calib.c, probe 4 */
+	vcpu_set_ctl(&v->cached_pin_ctls, VMCS_PIN_CTLS, PIN_POSTED_INTR, on);
+	WRITE_ONCE(v->pi_on, on);       /* what other CPUs look at */
+}
+
+bool vapic_pi_post(struct vcpu *v, uint8_t vec)
+{
+	struct pcpu *p = cpus[v->cpu];
+
+	if (!READ_ONCE(v->pi_on) || !p || p == this_cpu())
+		return false;
+	__atomic_fetch_or(&v->pi->pir[vec / 64], BIT(vec % 64), __ATOMIC_RELEASE);
+	/* One notification per batch: whoever sets ON sends it. */
+	if (!(__atomic_fetch_or(&v->pi->ctl, PI_ON, __ATOMIC_ACQ_REL) & PI_ON))
+		apic_send_ipi(p->apic_id, VEC_POSTED);
+	return true;
+}
+
+bool vapic_pi_pending(const struct vcpu *v)
+{
+	return v->pi && (__atomic_load_n(&v->pi->ctl, __ATOMIC_ACQUIRE) & PI_ON);
+}
+
+void vapic_pi_take_notification(struct vcpu *v)
+{
+	/* One instruction after STI's shadow: the window for an interrupt
+	 * already pending. */
+	if (vapic_pi_pending(v))
+		__asm__ volatile("sti; nop; cli" ::: "memory");
+}
+
+/* A notification that found this CPU in root mode (or halted) is an
+ * ordinary host interrupt: note it for vapic_pi_sync(). */
+static void vapic_pi_irq(uint8_t vector)
+{
+	struct vcpu *v = this_cpu()->vcpu;
+
+	if (v && v->pi)
+		WRITE_ONCE(v->pi_notified, true);
+	apic_eoi();
+}
+
+void vapic_pi_host_init(void)
+{
+	irq_register(VEC_POSTED, vapic_pi_irq);
+}
+
+void vapic_pi_sync(struct vcpu *v)
+{
+	uint32_t *irr = (uint32_t *)(v->lapic->page + LAPIC_IRR);
+
+	if (vapic_pi_idle(v))
+		return;
+	WRITE_ONCE(v->pi_notified, false);
+	if (!(READ_ONCE(v->pi->ctl) & PI_ON))
+		return;
+	__atomic_fetch_and(&v->pi->ctl, ~PI_ON, __ATOMIC_ACQ_REL);
+	for (unsigned w = 0; w < 4; w++) {
+		uint64_t bits = __atomic_exchange_n(&v->pi->pir[w], 0, __ATOMIC_ACQ_REL);
+
+		if (!bits)
+			continue;
+		/* IRR registers are 32 bits, 16 bytes apart. */
+		__atomic_fetch_or(&irr[(2 * w) * 4], (uint32_t)bits, __ATOMIC_RELEASE);
+		__atomic_fetch_or(&irr[(2 * w + 1) * 4], (uint32_t)(bits >> 32), __ATOMIC_RELEASE);
+		v->intr_dirty = true;
+	}
+}
+
+void vapic_pi_arm_empty(struct vcpu *v)
+{
+	for (unsigned w = 0; w < 4; w++)
+		__atomic_store_n(&v->pi->pir[w], 0, __ATOMIC_RELAXED);
+	__atomic_fetch_or(&v->pi->ctl, PI_ON, __ATOMIC_RELEASE);
+}
+
+void vapic_pi_clear(struct vcpu *v)
+{
+	if (!v->pi)
+		return;
+	for (unsigned w = 0; w < 4; w++)
+		__atomic_store_n(&v->pi->pir[w], 0, __ATOMIC_RELAXED);
+	__atomic_fetch_and(&v->pi->ctl, ~PI_ON, __ATOMIC_RELEASE);
+}

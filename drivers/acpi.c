@@ -302,6 +302,26 @@ static void acpi_madt_ioapic(struct acpi_walk *w, const uint8_t *s)
 	out->ioapic_gsi_base = get_le32(s + ACPI_IOAPIC_GSI_BASE);
 }
 
+/* "Interrupt Source Override Structure": bus 0 (ISA) is the only bus the
+ * ACPI specification defines for it; another is noted and ignored. */
+static void acpi_madt_iso(struct acpi_walk *w, const uint8_t *s)
+{
+	struct acpi_info *out = w->out;
+
+	if (s[ACPI_ISO_BUS] != 0) {
+		acpi_note(out, "MADT: interrupt source override for bus %u ignored (only ISA, bus 0, exists)",
+			  s[ACPI_ISO_BUS]);
+		return;
+	}
+	if (out->nisos >= ACPI_MAX_ISOS) {
+		acpi_note(out, "MADT: more than %u interrupt source overrides: the rest ignored",
+			  ACPI_MAX_ISOS);
+		return;
+	}
+	out->isos[out->nisos++] = (struct acpi_iso){ s[ACPI_ISO_SOURCE], get_le32(s + ACPI_ISO_GSI),
+						     get_le16(s + ACPI_ISO_FLAGS) };
+}
+
 /* "Local APIC Address Override Structure": supersedes the 32-bit address
  * in the MADT header; only one may be defined. */
 static void acpi_madt_lapic_ovr(struct acpi_walk *w, const uint8_t *s)
@@ -324,6 +344,7 @@ struct acpi_madt_ops {
 static const struct acpi_madt_ops acpi_madt_ops[] = {
 	[ACPI_MADT_LAPIC]       = { 8, acpi_madt_lapic },
 	[ACPI_MADT_IOAPIC]      = { 12, acpi_madt_ioapic },
+	[ACPI_MADT_ISO]         = { 10, acpi_madt_iso },
 	[ACPI_MADT_LAPIC_NMI]   = { 6, acpi_madt_lapic_nmi },
 	[ACPI_MADT_LAPIC_OVR]   = { 12, acpi_madt_lapic_ovr },
 	[ACPI_MADT_X2APIC]      = { 16, acpi_madt_x2apic },

@@ -76,6 +76,7 @@ enum acpi_madt_off {
 enum acpi_madt_type {
 	ACPI_MADT_LAPIC         = 0,    /* "Processor Local APIC Structure" */
 	ACPI_MADT_IOAPIC        = 1,    /* "I/O APIC Structure" */
+	ACPI_MADT_ISO           = 2,    /* "Interrupt Source Override Structure" */
 	ACPI_MADT_LAPIC_NMI     = 4,    /* "Local APIC NMI Structure" */
 	ACPI_MADT_LAPIC_OVR     = 5,    /* "Local APIC Address Override Structure" */
 	ACPI_MADT_X2APIC        = 9,    /* "Processor Local x2APIC Structure" */
@@ -94,6 +95,10 @@ enum acpi_madt_sub_off {
 	ACPI_X2APIC_ID          = 4,    /* type 9, length 16 */
 	ACPI_X2APIC_FLAGS       = 8,
 	ACPI_X2APIC_UID         = 12,
+	ACPI_ISO_BUS            = 2,    /* type 2, length 10 */
+	ACPI_ISO_SOURCE         = 3,    /* the bus's IRQ */
+	ACPI_ISO_GSI            = 4,
+	ACPI_ISO_FLAGS          = 8,
 	ACPI_LAPIC_NMI_UID      = 2,    /* type 4, length 6: UID 0xff is every CPU */
 	ACPI_LAPIC_NMI_FLAGS    = 3,
 	ACPI_LAPIC_NMI_LINT     = 5,
@@ -101,11 +106,16 @@ enum acpi_madt_sub_off {
 	ACPI_X2APIC_NMI_UID     = 4,
 	ACPI_X2APIC_NMI_LINT    = 8,
 };
-/* MPS INTI flags of the NMI structures: polarity, trigger mode */
+/* MPS INTI flags of the NMI and override structures: polarity, trigger
+ * mode; 0 in either field "conforms to the specifications of the bus",
+ * 2 is reserved. */
 #define ACPI_INTI_POLARITY      BITS(1, 0)
+#define ACPI_INTI_ACTIVE_HIGH   1u
 #define ACPI_INTI_ACTIVE_LOW    3u
 #define ACPI_INTI_TRIGGER       BITS(3, 2)
+#define ACPI_INTI_EDGE          1u
 #define ACPI_INTI_LEVEL         3u
+#define ACPI_MAX_ISOS           16u     /* ISA has 16 IRQs to override */
 #define ACPI_MAX_NMIS           8u
 #define ACPI_MAX_IOAPICS        8u      /* recorded; more are counted */
 /* "Local APIC Flags" (types 0 and 9) */
@@ -209,6 +219,14 @@ struct acpi_info {
 		uint8_t id;
 		uint32_t gsi_base;
 	} ioapics[ACPI_MAX_IOAPICS];
+	/* Interrupt Source Overrides: where an ISA IRQ arrives and with what
+	 * polarity and trigger mode (the GSI's mode, issue 22.6). */
+	uint32_t nisos;
+	struct acpi_iso {
+		uint8_t irq;            /* ISA IRQ (bus 0) */
+		uint32_t gsi;
+		uint16_t flags;         /* MPS INTI flags */
+	} isos[ACPI_MAX_ISOS];
 
 	/* HPET table */
 	bool has_hpet;

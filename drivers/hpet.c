@@ -62,7 +62,7 @@ unsigned hpet_comparator_bits(const struct hpet *h, unsigned n)
 }
 
 void hpet_route(const struct hpet *h, unsigned n, uint32_t fsb_addr, uint32_t fsb_data,
-		unsigned gsi)
+		unsigned gsi, bool level)
 {
 	uint64_t conf = hpet_comparator_caps(h, n);
 
@@ -73,14 +73,22 @@ void hpet_route(const struct hpet *h, unsigned n, uint32_t fsb_addr, uint32_t fs
 		conf |= HPET_TN_FSB_EN;
 	} else {
 		conf |= FIELD_PREP(HPET_TN_INT_ROUTE, gsi);
+		if (level)
+			conf |= HPET_TN_INT_LEVEL;
 	}
 	hpet_wr(h, HPET_TN(HPET_TN_CONF, n), conf);
+	hpet_wr(h, HPET_GINTR_STA, BIT(n));
 }
 
 void hpet_arm(const struct hpet *h, unsigned n, uint64_t when)
 {
 	uint64_t conf = hpet_comparator_caps(h, n);
 
+	/* A level-triggered comparator holds its line while its status bit
+	 * is set, also from a match while it was disabled: an old one would
+	 * interrupt at once. */
+	if (conf & HPET_TN_INT_LEVEL)
+		hpet_wr(h, HPET_GINTR_STA, BIT(n));
 	hpet_wr(h, HPET_TN(HPET_TN_CMP, n), when);
 	hpet_wr(h, HPET_TN(HPET_TN_CONF, n), conf | HPET_TN_INT_ENB);
 }
@@ -90,4 +98,14 @@ void hpet_disarm(const struct hpet *h, unsigned n)
 	uint64_t conf = hpet_comparator_caps(h, n);
 
 	hpet_wr(h, HPET_TN(HPET_TN_CONF, n), conf & ~HPET_TN_INT_ENB);
+	if (conf & HPET_TN_INT_LEVEL)
+		hpet_wr(h, HPET_GINTR_STA, BIT(n));
+}
+
+bool hpet_ack(const struct hpet *h, unsigned n)
+{
+	if (!(hpet_rd(h, HPET_GINTR_STA) & BIT(n)))
+		return false;
+	hpet_wr(h, HPET_GINTR_STA, BIT(n));
+	return true;
 }

@@ -65,12 +65,19 @@ uint64_t hpet_comparator_caps(const struct hpet *h, unsigned n);
  * counter (COUNT_SIZE_CAP) and the comparator (Tn_SIZE_CAP) are 64-bit; a
  * 32-bit comparator matches the counter's low 32 bits, which wrap. */
 unsigned hpet_comparator_bits(const struct hpet *h, unsigned n);
-/* One-shot interrupt when the counter reaches `when`, delivered as an
- * MSI (FSB) message addr/data when fsb_addr != 0, else on I/O APIC input
- * `gsi`, edge-triggered. */
-void hpet_arm(const struct hpet *h, unsigned n, uint64_t when);
+/* Comparator n interrupts by the MSI (FSB) message addr/data when
+ * fsb_addr != 0, else on I/O APIC input `gsi`, edge- or level-triggered
+ * (Tn_INT_TYPE_CNF) as that input is wired. Disabled, status cleared. */
 void hpet_route(const struct hpet *h, unsigned n, uint32_t fsb_addr, uint32_t fsb_data,
-		unsigned gsi);
+		unsigned gsi, bool level);
+/* One-shot interrupt when the counter reaches `when`. */
+void hpet_arm(const struct hpet *h, unsigned n, uint64_t when);
 void hpet_disarm(const struct hpet *h, unsigned n);
+/* A level-triggered comparator's interrupt: whether its status bit in
+ * General Interrupt Status was set (false: the input was asserted by
+ * something else), cleared so the comparator releases the line (IA-PC
+ * HPET 1.0a: "in level-triggered mode, this bit is set ... and
+ * software must clear it by writing a 1"). */
+bool hpet_ack(const struct hpet *h, unsigned n);
 
 #endif

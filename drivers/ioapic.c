@@ -49,11 +49,20 @@ unsigned ioapic_entries(uint64_t base)
 	return ((ver >> 16) & 0xff) + 1;
 }
 
-void ioapic_route(uint64_t base, unsigned pin, uint8_t vector, uint32_t dest)
+void ioapic_route(uint64_t base, unsigned pin, uint8_t vector, uint32_t dest, uint32_t mode)
 {
 	ioapic_lock_take();
 	ioapic_write(base, IOAPIC_REDIR + 2 * pin + 1, dest << 24);
-	ioapic_write(base, IOAPIC_REDIR + 2 * pin, vector);
+	ioapic_write(base, IOAPIC_REDIR + 2 * pin,
+		     vector | (mode & (IOAPIC_REDIR_LEVEL | IOAPIC_REDIR_LOW)));
+	ioapic_lock_drop();
+}
+
+void ioapic_mask(uint64_t base, unsigned pin)
+{
+	ioapic_lock_take();
+	ioapic_write(base, IOAPIC_REDIR + 2 * pin,
+		     ioapic_read(base, IOAPIC_REDIR + 2 * pin) | IOAPIC_REDIR_MASKED);
 	ioapic_lock_drop();
 }
 

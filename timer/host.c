@@ -71,12 +71,15 @@ enum timer_kind timer_select(enum timer_backend_sel sel, const struct timer_cpu 
 static int hpet_ioapic_pin(const struct hpet *h, unsigned n)
 {
 	uint64_t caps[HPET_MAX_COMPARATORS];
+	uint32_t usable;
 
 	if (!timer_caps.ioapic_base)
 		return -1;
 	for (unsigned i = 0; i <= n; i++)
 		caps[i] = hpet_comparator_caps(h, i);
-	return host_route_pin(caps, n, ioapic_entries(timer_caps.ioapic_base));
+	usable = host_route_usable(ioapic_entries(timer_caps.ioapic_base),
+				   timer_caps.ioapic_gsi_base, timer_caps.isos, timer_caps.nisos);
+	return host_route_pin(caps, n, usable);
 }
 
 /* HPET comparator n serves CPU n, by MSI (FSB) to that CPU where the
@@ -93,13 +96,19 @@ static void hpet_route_cpu(struct timer_cpu *tc, unsigned n)
 	if (tc->apic_id > 0xff || n >= HPET_MAX_COMPARATORS)
 		return;
 	if (hpet_comparator_caps(h, n) & HPET_TN_FSB_CAP) {
-		hpet_route(h, n, 0xfee00000u | (tc->apic_id << 12), timer_caps.vec_hpet, 0);
+		hpet_route(h, n, 0xfee00000u | (tc->apic_id << 12), timer_caps.vec_hpet, 0, false);
 	} else {
+		struct host_route_mode m;
+
 		pin = hpet_ioapic_pin(h, n);
-		if (pin < 0)
+		if (pin < 0 || !host_route_mode(timer_caps.ioapic_gsi_base + (unsigned)pin,
+						timer_caps.isos, timer_caps.nisos, &m))
 			return;
-		hpet_route(h, n, 0, 0, (unsigned)pin);
-		ioapic_route(timer_caps.ioapic_base, (unsigned)pin, timer_caps.vec_hpet, tc->apic_id);
+		tc->hpet_pin_mode = (m.level ? IOAPIC_REDIR_LEVEL : 0) |
+				    (m.active_low ? IOAPIC_REDIR_LOW : 0);
+		hpet_route(h, n, 0, 0, (unsigned)pin, m.level);
+		ioapic_route(timer_caps.ioapic_base, (unsigned)pin, timer_caps.vec_hpet, tc->apic_id,
+			     tc->hpet_pin_mode);
 		tc->hpet_ioapic_pin = pin;
 	}
 	tc->hpet_comparator = (int)n;
@@ -110,11 +119,26 @@ void timer_cpu_init(struct timer_cpu *tc, unsigned cpu, uint32_t apic_id)
 	tc->apic_id = apic_id;
 	tc->hpet_comparator = -1;
 	tc->hpet_ioapic_pin = -1;
+	tc->hpet_pin_mode = tc->hpet_strays = 0;
 	tc->lapic_armed = tc->hpet_armed = 0;
 	if (timer_caps.hpet && cpu < timer_caps.hpet->ncomparators)
 		hpet_route_cpu(tc, cpu);
 	if (tc->hpet_comparator >= 0)
 		tc->hpet_bits = hpet_comparator_bits(timer_caps.hpet, (unsigned)tc->hpet_comparator);
+}
+
+enum hpet_irq timer_hpet_irq(struct timer_cpu *tc)
+{
+	if (!(tc->hpet_pin_mode & IOAPIC_REDIR_LEVEL) || tc->hpet_comparator < 0)
+		return HPET_IRQ_OURS;
+	if (hpet_ack(timer_caps.hpet, (unsigned)tc->hpet_comparator)) {
+		tc->hpet_strays = 0;
+		return HPET_IRQ_OURS;
+	}
+	if (++tc->hpet_strays != HPET_STRAYS_MAX)
+		return HPET_IRQ_STRAY;
+	ioapic_mask(timer_caps.ioapic_base, (unsigned)tc->hpet_ioapic_pin);
+	return HPET_IRQ_MASKED;
 }
 
 /* Ticks of a clock running at hz from host TSC now_tsc until host_tsc

@@ -29,6 +29,9 @@ struct timer_caps {
 	uint64_t lapic_hz;              /* host APIC timer at divide 1, for one-shot */
 	const struct hpet *hpet;        /* NULL: none */
 	uint64_t ioapic_base;           /* for HPETs without FSB delivery */
+	uint32_t ioapic_gsi_base;       /* its first input's GSI */
+	const struct acpi_iso *isos;    /* MADT interrupt source overrides */
+	unsigned nisos;
 	uint64_t tsc_hz;
 	/* The host interrupt vectors the host kernel gave the backends (it
 	 * allocates every host vector and takes their interrupts). */
@@ -41,6 +44,8 @@ struct timer_cpu {
 	uint32_t apic_id;
 	int hpet_comparator;            /* -1: none */
 	int hpet_ioapic_pin;            /* -1: by MSI (FSB) or none */
+	uint32_t hpet_pin_mode;         /* IOAPIC_REDIR_LEVEL/_LOW of that input */
+	uint32_t hpet_strays;           /* level interrupts in a row not the comparator's */
 	unsigned hpet_bits;             /* cached hpet_comparator_bits() of it */
 	uint64_t lapic_armed;           /* host TSC programmed, 0: none */
 	uint64_t hpet_armed;
@@ -55,6 +60,15 @@ enum timer_kind timer_select(enum timer_backend_sel sel, const struct timer_cpu 
 			     const char **why);
 /* Sets up this CPU's host timers (HPET comparator n = cpu index). */
 void timer_cpu_init(struct timer_cpu *tc, unsigned cpu, uint32_t apic_id);
+/* The HPET vector arrived on this CPU: whether it is its comparator's
+ * (an edge or MSI one always is; a level one when the comparator's status
+ * bit says so, which it then clears). An input that stays asserted
+ * without it is masked at the HPET_STRAYS_MAX-th in a row, which the
+ * caller reports (tc->hpet_ioapic_pin names it). */
+enum hpet_irq { HPET_IRQ_OURS, HPET_IRQ_STRAY, HPET_IRQ_MASKED };
+enum hpet_irq timer_hpet_irq(struct timer_cpu *tc);
+#define HPET_STRAYS_MAX 1000u
+
 /* Takes the interrupt of a host deadline that has passed (briefly with
  * interrupts on), so it does not exit the guest right after entry. The
  * one place the entry path enables interrupts: call it before the last

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* The hypervisor proper, from the hand-off by boot/ to power-off. */
 #include "drivers/io.h"
+#include "drivers/ioapic.h"
 #include "drivers/serial.h"
 #include "vmm/host/mce.h"
 #include "vmm/host/boot_info.h"
@@ -64,8 +65,10 @@ static void report_hpet_route(const struct timer_cpu *tc)
 	else if (tc->hpet_ioapic_pin < 0)
 		pr_info("HPET: comparator %d interrupts cpu0 by MSI (FSB)", tc->hpet_comparator);
 	else
-		pr_info("HPET: comparator %d interrupts cpu0 through I/O APIC input %d",
-			tc->hpet_comparator, tc->hpet_ioapic_pin);
+		pr_info("HPET: comparator %d interrupts cpu0 through I/O APIC input %d (%s, "
+			"active %s)", tc->hpet_comparator, tc->hpet_ioapic_pin,
+			tc->hpet_pin_mode & IOAPIC_REDIR_LEVEL ? "level" : "edge",
+			tc->hpet_pin_mode & IOAPIC_REDIR_LOW ? "low" : "high");
 }
 
 __noreturn void vmm_main(struct boot_info *bi)

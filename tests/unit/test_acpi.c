@@ -1148,6 +1148,35 @@ static void test_madt_many_ioapics(void **state)
 	}
 }
 
+/* Interrupt Source Overrides (issue 22.6): recorded in order with their
+ * flags; another bus than ISA, and more than ACPI_MAX_ISOS, are noted. */
+static void test_madt_isos(void **state)
+{
+	struct tmem *m = *state;
+	struct acpi_info a;
+	struct tb t;
+
+	madt_init(&t, 4, 0xfee00000, 0);
+	madt_lapic(&t, 0, 0, ACPI_LAPIC_ENABLED);
+	madt_ioapic(&t, 0, 0xfec00000, 0);
+	madt_iso(&t, 0, 2, 0);
+	madt_iso(&t, 9, 9, 0xd);
+	t.d[t.len - 8] = 1;             /* this one names bus 1 */
+	for (unsigned i = 0; i < ACPI_MAX_ISOS; i++)
+		madt_iso(&t, (uint8_t)i, 16 + i, 0xf);
+	parse_madt(m, &t, &a);
+	assert_int_equal(a.nisos, ACPI_MAX_ISOS);
+	assert_int_equal(a.isos[0].irq, 0);
+	assert_int_equal(a.isos[0].gsi, 2);
+	assert_int_equal(a.isos[0].flags, 0);
+	assert_int_equal(a.isos[1].irq, 0);
+	assert_int_equal(a.isos[1].gsi, 16);
+	assert_int_equal(a.isos[1].flags, 0xf);
+	assert_int_equal(a.isos[ACPI_MAX_ISOS - 1].gsi, 16 + ACPI_MAX_ISOS - 2);
+	assert_string_equal(a.notes[0], "MADT: interrupt source override for bus 1 ignored (only ISA, bus 0, exists)");
+	assert_string_equal(a.notes[1], "MADT: more than 16 interrupt source overrides: the rest ignored");
+}
+
 /* --- HPET ------------------------------------------------------------------- */
 
 static void test_hpet_not_memory(void **state)
@@ -1490,6 +1519,7 @@ int main(void)
 		T(test_madt_x2apic_beyond_255),
 		T(test_madt_lapic_override_and_ioapics),
 		T(test_madt_many_ioapics),
+		T(test_madt_isos),
 		T(test_hpet_not_memory),
 		T(test_spcr),
 		T(test_fadt_rev1_short),

@@ -378,9 +378,20 @@ static void backend_irq(uint8_t vector)
 {
 	struct pcpu *p = this_cpu();
 
-	if (vector == VEC_HPET)
+	if (vector == VEC_HPET) {
+		enum hpet_irq r = timer_hpet_irq(&p->timer);
+
+		if (r == HPET_IRQ_MASKED)
+			pr_warn("HPET: I/O APIC input %d stays asserted while comparator %d is "
+				"idle (a device shares the line?): input masked, this CPU's HPET "
+				"timer is lost; use timer=preempt or timer=lapic",
+				p->timer.hpet_ioapic_pin, p->timer.hpet_comparator);
+		if (r != HPET_IRQ_OURS) {
+			apic_eoi();
+			return;
+		}
 		p->timer.hpet_armed = 0;
-	else
+	} else
 		p->timer.lapic_armed = 0;
 	if (p->vcpu)
 		p->vcpu->timer_exit = true;

@@ -350,6 +350,9 @@ void platform_timer_init(void)
 	c->tsc_hz = platform.tb.tsc_hz;
 	c->hpet = platform.has_hpet ? &platform.hpet : NULL;
 	c->ioapic_base = platform.ioapic_addr;
+	c->ioapic_gsi_base = platform.acpi.has_ioapic ? platform.acpi.ioapic_gsi_base : 0;
+	c->isos = platform.acpi.isos;
+	c->nisos = platform.acpi.nisos;
 	c->vec_lapic = VEC_HOST_TIMER;
 	c->vec_hpet = VEC_HPET;
 	if (!c->lapic_tscdl) {

@@ -88,7 +88,7 @@ struct vcpu {
 	uint64_t xcr0;                  /* guest XCR0, loaded only while it runs */
 	struct vcpu_stats stats;
 	bool kicked;                    /* vcpu_kick() since the last pre-entry work */
-	bool cached_hlt_guest;          /* opts.hlt == HLT_GUEST, read on every entry */
+	bool cached_hlt_guest;          /* hlt_guest, read on every entry */
 	bool cached_x2apic;             /* opts.x2apic, read on every APIC MSR access */
 	bool stop_poll_armed;           /* the last slow entry armed the stop poll (set: vcpu_timer.c, read: exit_fast.c) */
 	bool cached_vid_guard;          /* the erratum, and other vCPUs or a host-interrupt backend (vapic.h) */
@@ -97,6 +97,8 @@ struct vcpu {
 	bool kick_if0_erratum;          /* entered with IF=0, this CPU ignores a kick (vcpu_calib.c) */
 	bool hlt_if0_erratum;           /* halted in the guest with IF=0, this CPU ignores a kick (vcpu_calib.c) */
 	bool pi_empty_erratum;          /* a notification with PIR empty delivers vector 0xff (vcpu_calib.c) */
+	bool hlt_vintr_erratum;         /* a pending virtual interrupt does not end a guest HLT (vcpu_calib.c) */
+	bool hlt_guest;                 /* HLT stays in non-root mode: hlt=guest, unless posted timers need it out */
 	bool cached_stop_poll;          /* IF=0 entries arm the stop poll (vcpu_timer.c) */
 	bool cached_stop_poll_any_if;   /* and IF=1 entries too: hlt=guest on a CPU with hlt_if0_erratum */
 };

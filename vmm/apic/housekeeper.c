@@ -138,21 +138,21 @@ static int pick_cpu(const struct guest *g, uint64_t busy, char *why, size_t n)
  * the notification whatever IF is), and a following STI;HLT then waits
  * for that virtual interrupt to wake it. The SDM says it does (Vol. 3C,
  * "Virtual-Interrupt Delivery": it "wakes a logical processor from the
- * same inactive activity states as would an external interrupt"), Bochs
- * 3.0 does not (cpu/event.cc, handleWaitForEvent: no virtual interrupt
- * among its wake events), and tickvisor relies on it nowhere
- * (vmm/apic/vapic_inject.c, wake_halted()). So posted timers make HLT exit:
- * the halted vCPU then sleeps in root mode, where it serves its own timer
- * (housekeeper_timer_park()) and any other notification, a host interrupt
- * there, wakes it.
+ * same inactive activity states as would an external interrupt"); Bochs
+ * 3.0 does only with scripts/bochs-patches/0007 (cpu/event.cc,
+ * handleWaitForEvent). Every vCPU asks its CPU at start (probe 5 of
+ * vmm/vcpu/vcpu_calib.c): where it wakes, HLT stays in the guest and an
+ * expiry costs no exit, halted or not; where it does not, that vCPU's HLT
+ * exits (vapic_inject_init()) and the halted vCPU sleeps in root mode,
+ * where it serves its own timer (housekeeper_timer_park()) and any other
+ * notification, a host interrupt there, wakes it.
  */
 static void housekeeper_hlt_policy(struct guest *g)
 {
 	if (g->hlt != HLT_GUEST)
 		return;
-	g->hlt = HLT_EXIT;
-	pr_info("guest %s: hlt=guest with posted timers: HLT exits (a posted interrupt pending "
-		"while IF=0 would not end a guest HLT on every CPU)", g->spec->name);
+	pr_info("guest %s: hlt=guest with posted timers: HLT stays in the guest on every CPU "
+		"that wakes it for a pending virtual interrupt (else it exits)", g->spec->name);
 }
 
 static void housekeeper_create(struct guest *g, uint32_t cpu)

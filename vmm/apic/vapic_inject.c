@@ -145,7 +145,16 @@ void vapic_inject_init(struct vcpu *v)
 	 * does not leave for it either (event.cc, handleWaitForEvent; the
 	 * third probe of vcpu_calib.c), and it may get there from an entry
 	 * with IF = 1. */
-	bool hlt_stuck = g->hlt == HLT_GUEST && (v->hlt_if0_erratum || quirks);
+	bool hlt_stuck;
+
+	/* Beside posted timers a halted guest must wake for a virtual
+	 * interrupt that became pending while it had IF = 0 (probe 5 of
+	 * vcpu_calib.c); where the CPU does not, HLT exits, and the halted
+	 * vCPU sleeps in root mode, where any notification wakes it. */
+	v->hlt_guest = g->hlt == HLT_GUEST && !(g->hk && v->hlt_vintr_erratum);
+	if (g->hlt == HLT_GUEST && !v->hlt_guest)
+		set_proc_ctl(v, PROC_HLT_EXIT, true);
+	hlt_stuck = v->hlt_guest && (v->hlt_if0_erratum || quirks);
 
 	v->cached_stop_poll = g->nvcpus > 1 && (v->kick_if0_erratum || quirks || hlt_stuck);
 	v->cached_stop_poll_any_if = g->nvcpus > 1 && hlt_stuck;
@@ -217,7 +226,7 @@ static void wake_halted(struct vcpu *v, int vec)
  * lasts HLT exits, and tickvisor's HLT handling delivers at once. */
 static void hlt_exit_if_blocked(struct vcpu *v, int vec)
 {
-	if (v->guest->hlt == HLT_GUEST)
+	if (v->hlt_guest)
 		set_proc_ctl(v, PROC_HLT_EXIT, vec >= 0 && irq_blocked(v));
 }
 
@@ -230,10 +239,13 @@ static void inject_vid(struct vcpu *v)
 
 	sync_intr_status(v);
 	vid_window_if_blocked(v);
-	if (v->guest->hlt == HLT_GUEST) {
+	if (v->hlt_guest) {
 		vec = vlapic_pending_vector(v->lapic);
 		wake_halted(v, vec);
-		hlt_exit_if_blocked(v, vec);
+		/* Where probe 5 found that a pending virtual interrupt ends
+		 * HLT, the CPU itself wakes the guest's next STI; HLT. */
+		if (v->hlt_vintr_erratum)
+			hlt_exit_if_blocked(v, vec);
 	}
 }
 

@@ -155,7 +155,7 @@ bool vcpu_entry_idle(struct vcpu *v)
 
 void exit_fast_init(struct vcpu *v)
 {
-	v->cached_hlt_guest = v->guest->hlt == HLT_GUEST;
+	v->cached_hlt_guest = v->hlt_guest;     /* set by vapic_inject_init(), called first */
 	v->cached_x2apic = v->guest->spec->opts.x2apic;
 	/* Traced exits (log=trace:exit) all go through vmm_handle_exit(),
 	 * which prints them: no hooks in the stub then. */

@@ -42,6 +42,7 @@
 #define CALIB_GPA   0x1000u     /* where the private EPT shows the code */
 #define CALIB_RUNS  8u
 #define PROBE_GPA   (CALIB_GPA + 0x10u)  /* the erratum probe's code */
+#define PROBE_STI_HLT_GPA (CALIB_GPA + 0x18u) /* probe 5's code */
 #define PROBE_VECTOR 0x80u              /* its virtual interrupt (RVI) */
 #define PROBE_SPINS 1000000u            /* for the self-IPI to reach IRR */
 #define PROBE_HLT_BOUND_TSC 200000u     /* probe 3's way out: the preemption timer */
@@ -67,6 +68,7 @@ void vcpu_calib_init(void)
 {
 	static const uint8_t code[] = { 0x0f, 0x31, 0x0f, 0x01, 0xc1 };  /* rdtsc; vmcall */
 	static const uint8_t probe[] = { 0xfa, 0x0f, 0x01, 0xc1 };       /* cli; vmcall */
+	static const uint8_t probe_sti_hlt[] = { 0xfb, 0xf4, 0x0f, 0x01, 0xc1 };  /* sti; hlt; vmcall */
 	uint8_t *page = mem_try_alloc(PAGE_SIZE, PAGE_SIZE);
 
 	calib.ept = (struct ept){ .alloc_page = calib_alloc_page, .free_page = calib_free_page };
@@ -78,6 +80,7 @@ void vcpu_calib_init(void)
 	}
 	memcpy(page, code, sizeof(code));
 	memcpy(page + (PROBE_GPA - CALIB_GPA), probe, sizeof(probe));
+	memcpy(page + (PROBE_STI_HLT_GPA - CALIB_GPA), probe_sti_hlt, sizeof(probe_sti_hlt));
 	calib.eptp = ept_pointer(&calib.ept);
 }
 
@@ -180,9 +183,9 @@ void vcpu_calib_measure(struct vcpu *v)
  *    external-interrupt exit (an external interrupt is not blocked by IF
  *    under the control, and the HLT state ends for an exit; Vol. 3C,
  *    "Activity State" and "Pin-Based VM-Execution Controls"). Bochs 3.0
- *    does not: handleWaitForEvent (cpu/event.cc) wakes for an external
- *    interrupt only with IF = 1, VMX or not; the preemption timer and an
- *    NMI do wake it. Asked only with hlt=guest (only it lets a guest sit
+ *    without scripts/bochs-patches/0007 does not: handleWaitForEvent
+ *    (cpu/event.cc) woke for an external interrupt only with IF = 1, VMX
+ *    or not; the preemption timer and an NMI do wake it. Asked only with hlt=guest (only it lets a guest sit
  *    in HLT) of several vCPUs (only those have a stop poll) on a CPU with
  *    the preemption timer (the bound, and the stop poll that is the
  *    workaround). Costs the stop poll on every entry of
@@ -372,19 +375,119 @@ static long probe_pi_empty(struct vcpu *v, bool *erratum, bool *known)
 	return r;
 }
 
+/*
+ * Probe 5, asked where a guest would keep HLT in non-root mode beside
+ * posted timers (hlt=guest, a housekeeper, virtual-interrupt delivery, a
+ * preemption timer for the bound): hlt_vintr_erratum. An expiry posted
+ * while the guest has IF = 0 becomes a pending virtual interrupt (the
+ * notification is processed whatever IF is), and the guest's next STI;
+ * HLT must wake for it: a recognized virtual interrupt "wakes a logical
+ * processor from the same inactive activity states as would an external
+ * interrupt" (SDM Vol. 3C, "Virtual-Interrupt Delivery"; KVM, for its
+ * part, counts a pending RVI as a reason to wake a halted vCPU). The
+ * probe enters at STI; HLT; VMCALL with IF = 0, RVI = PROBE_VECTOR above
+ * VPPR, HLT exiting off, no host interrupt pending: the SDM's CPU halts,
+ * wakes at once and delivers PROBE_VECTOR through the IDT of limit 0 (a
+ * #GP exit, SVI = PROBE_VECTOR); Bochs 3.0 without
+ * scripts/bochs-patches/0007 sleeps until the preemption timer, armed
+ * PROBE_HLT_BOUND_TSC ahead. A second entry asks the same of an
+ * interrupt-window exit (below). Costs exitless idle: that vCPU's HLT exits
+ * (vmm/apic/vapic_inject.c) and the halted vCPU sleeps in root mode.
+ */
+static bool probe_hlt_vintr_asked(const struct vcpu *v)
+{
+	return v->guest->hlt == HLT_GUEST && v->guest->hk && v->guest->apicv && platform.vmx.vid &&
+	       platform.vmx.preempt_timer && platform.vmx.act_hlt;
+}
+
+/* One probe 5 entry at STI; HLT; VMCALL with IF = 0 and RVI rvi, the
+ * controls as set; a host interrupt on the way is handled and the entry
+ * made again. */
+static long probe_sti_hlt_run(struct vcpu *v, uint16_t rvi)
+{
+	unsigned tries = 0;
+	uint64_t flags = irq_save();
+	long r;
+
+	do {
+		vcpu_reset_multiboot(v, PROBE_STI_HLT_GPA, 0);
+		vmwrite(VMCS_GUEST_IDTR_LIMIT, 0);      /* a delivery faults (#GP exit) */
+		vmwrite(VMCS_GUEST_RFLAGS, RFLAGS_FIXED);
+		vmwrite(VMCS_GUEST_INTERRUPTIBILITY, 0);
+		vmwrite(VMCS_GUEST_INTR_STATUS, rvi);
+		vmwrite(VMCS_PREEMPT_TIMER_VALUE, PROBE_HLT_BOUND_TSC >> platform.vmx.preempt_rate);
+		r = vmx_run(&v->regs);
+		if (r < 0)
+			break;
+		v->regs.launched = 1;
+	} while (ext_intr_handled(r) && ++tries < CALIB_RUNS);
+	irq_restore(flags);
+	vmwrite(VMCS_GUEST_ACTIVITY_STATE, ACTIVITY_ACTIVE);
+	vmwrite(VMCS_GUEST_INTERRUPTIBILITY, 0);
+	return r;
+}
+
+static long probe_hlt_vintr(struct vcpu *v, bool *erratum, bool *known)
+{
+	const uint32_t isr_word = LAPIC_ISR + (PROBE_VECTOR / 32) * 16;
+	struct vlapic *l = v->lapic;
+	uint64_t proc = vmread(VMCS_PROC_CTLS), proc2 = vmread(VMCS_PROC_CTLS2);
+	uint64_t pin = vmread(VMCS_PIN_CTLS), status = vmread(VMCS_GUEST_INTR_STATUS);
+	uint32_t tpr = vlapic_get(l, LAPIC_TPR), ppr = vlapic_get(l, LAPIC_PPR);
+	uint32_t isr = vlapic_get(l, isr_word);
+	long r;
+
+	vmwrite(VMCS_PROC_CTLS, proc & ~BIT(PROC_HLT_EXIT));
+	vmwrite(VMCS_PROC_CTLS2, proc2 | BIT(PROC2_VIRT_INTR_DELIVERY));
+	vmwrite(VMCS_PIN_CTLS, pin | BIT(PIN_PREEMPT_TIMER));
+	vlapic_set(l, LAPIC_TPR, 0);
+	vlapic_set(l, LAPIC_PPR, 0);
+	vlapic_set(l, isr_word, isr & ~BIT(PROBE_VECTOR % 32));
+	r = probe_sti_hlt_run(v, PROBE_VECTOR);
+	*known = true;
+	if (r == VMX_EXIT_EXCEPTION_NMI && ((vmread(VMCS_GUEST_INTR_STATUS) >> 8) & 0xff) == PROBE_VECTOR)
+		*erratum = false;
+	else if (r == VMX_EXIT_PREEMPT_TIMER)
+		*erratum = true;        /* still halted at the bound */
+	else
+		*known = false;
+	/* And an interrupt window armed with IF = 0 (tickvisor arms one for
+	 * an interrupt behind an event it injects): its exit must end the
+	 * guest's STI; HLT too (SDM Vol. 3C, "Other Causes of VM Exits":
+	 * these exits "wake a logical processor from the same inactive
+	 * states as would an external interrupt"). */
+	if (*known && !*erratum) {
+		vmwrite(VMCS_PROC_CTLS, (proc & ~BIT(PROC_HLT_EXIT)) | BIT(PROC_INTR_WINDOW));
+		r = probe_sti_hlt_run(v, 0);
+		if (r == VMX_EXIT_PREEMPT_TIMER)
+			*erratum = true;
+		else if (r != VMX_EXIT_INTR_WINDOW)
+			*known = false;
+	}
+	vmwrite(VMCS_PROC_CTLS, proc);
+	vmwrite(VMCS_PROC_CTLS2, proc2);
+	vmwrite(VMCS_PIN_CTLS, pin);
+	vmwrite(VMCS_GUEST_INTR_STATUS, status);
+	vlapic_set(l, LAPIC_TPR, tpr);
+	vlapic_set(l, LAPIC_PPR, ppr);
+	vlapic_set(l, isr_word, isr);
+	return r;
+}
+
 void vcpu_calib_probe_if0(struct vcpu *v)
 {
 	const char *name = v->guest->spec->name;
 	bool vid = v->guest->apicv && platform.vmx.vid, known = true;
 	uint64_t excb, idtr;
-	bool hlt_asked = probe_hlt_asked(v);
-	long kick, hlt = 0, r = 0, pi = 0;
+	bool hlt_asked = probe_hlt_asked(v), vintr_asked = probe_hlt_vintr_asked(v);
+	long kick, hlt = 0, r = 0, pi = 0, hv = 0;
 
 	/* Until the CPU says otherwise. */
 	v->kick_if0_erratum = true;
 	v->hlt_if0_erratum = true;
 	v->vid_if0_erratum = vid;
 	v->pi_empty_erratum = v->pi != NULL;
+	v->hlt_vintr_erratum = true;
 	if (!calib.eptp) {
 		pr_warn("guest %s: vcpu%u: IF=0 probes impossible (no private page): stop poll "
 			"and interrupt window kept", name, v->id);
@@ -419,17 +522,29 @@ void vcpu_calib_probe_if0(struct vcpu *v)
 				"for a notification with nothing posted (Bochs without "
 				"scripts/bochs-patches/0006?): posted interrupts off", name, v->id);
 	}
+	if (vintr_asked) {
+		hv = probe_hlt_vintr(v, &v->hlt_vintr_erratum, &known);
+		if (!known)
+			pr_warn("guest %s: vcpu%u: HLT wake probe inconclusive (%s, %ld): HLT exits "
+				"beside posted timers", name, v->id, probe_failed(hv), hv);
+		else if (v->hlt_vintr_erratum)
+			pr_warn("guest %s: vcpu%u: HLT_VINTR_ERRATUM: a pending virtual interrupt (or an "
+				"interrupt window) does "
+				"not end HLT on this CPU (Bochs without scripts/bochs-patches/0007?): "
+				"HLT exits beside posted timers", name, v->id);
+	}
 
 	vmwrite(VMCS_EXCEPTION_BITMAP, excb);
 	vmwrite(VMCS_GUEST_IDTR_LIMIT, idtr);
 	vmwrite(VMCS_EPT_POINTER, v->guest->eptp);
 	pr_debug("guest %s: vcpu%u: with IF=0 a kick %s (exit %ld); virtual interrupts %s "
 		 "(exit %ld); a kick in HLT %s (exit %ld); a notification with nothing posted "
-		 "%s (exit %ld)", name, v->id,
+		 "%s (exit %ld); a pending virtual interrupt in HLT %s (exit %ld)", name, v->id,
 		 v->kick_if0_erratum ? "is held back (erratum)" : "exits", kick,
 		 !vid ? "not used" : v->vid_if0_erratum ? "are delivered (erratum)" :
 		 "are held back", r, !hlt_asked ? "not asked" :
 		 v->hlt_if0_erratum ? "is held back (erratum)" : "exits", hlt,
 		 !v->pi ? "not asked" : v->pi_empty_erratum ? "delivers 0xff (erratum)" :
-		 "delivers nothing", pi);
+		 "delivers nothing", pi, !vintr_asked ? "not asked" :
+		 v->hlt_vintr_erratum ? "sleeps on (erratum)" : "wakes it", hv);
 }

@@ -39,10 +39,12 @@ CONFIGS = [
     ("preempt/auto", "timer=preempt advance=auto", "VMX-preemption timer, adaptive advance"),
     ("posted", "timer=posted advance=auto",
      "exitless timer on a housekeeping CPU (posted interrupts)"),
+    ("posted/hlt-guest", "timer=posted advance=auto hlt=guest",
+     "exitless timer and idle: HLT stays in the guest (issue 24.4)"),
 ]
 # timer=posted needs a CPU that runs no vCPU (DESIGN.md, "Exitless
 # timer"): that boot has one CPU more than the guest sees.
-HOST_CPUS = {"posted": CPUS + 1}
+HOST_CPUS = {"posted": CPUS + 1, "posted/hlt-guest": CPUS + 1}
 RUNS = 6                # boots per configuration, each with its own padding
 PARALLEL = 2            # boots at a time (one emulator is one host thread)
 TSC_RE = re.compile(r"^tickvisor: TSC: (\d+) Hz", re.M)
@@ -70,6 +72,7 @@ def _run_tickvisor(build, out, name, opts, run=0):
     guest = emu.split_guests(serial).get("linux")
     refused = CONFIG_ERROR_RE.search(serial)
     res = _result(serial, guest[0] if guest else None, work)
+    res["exits"] = _exits(serial)
     if guest is None and refused:
         res["na"] = refused.group(0)
     return res, serial
@@ -86,6 +89,23 @@ def _run_native(out, tsc_hz, run=0):
     status, serial, _ = emu.run(iso, "native", cpus=CPUS, megs=MEGS, timeout=1800,
                                 workdir=work, quiet=True, msrs=msrs)
     return _result(serial, status, work)
+
+
+EXITS_RE = re.compile(r"^tickvisor: guest linux: (\d+) VM exits: (.*)$", re.M)
+
+
+def _exits(serial):
+    """{"total": N, "<reason>": N, ...} from the guest's closing exit
+    summary, {} without one."""
+    m = EXITS_RE.search(serial)
+    if not m:
+        return {}
+    out = {"total": int(m.group(1))}
+    for part in m.group(2).split(", "):
+        name, _, n = part.rpartition(" ")
+        if n.isdigit():
+            out[name] = int(n)
+    return out
 
 
 def _result(serial, status, work):
@@ -109,6 +129,8 @@ def pool(runs):
     res["checks"] = min(r.get("checks", 0) for r in runs)     # the fewest of any run
     res["runs"] = [(r.get("cyclictest") or {}).get("threads") for r in runs]
     res["logs"] = [r.get("log") for r in runs]
+    res["hlt_exits"] = [r.get("exits", {}).get("HLT", 0) if r.get("exits") else None
+                        for r in runs]
     na = [r["na"] for r in runs if r.get("na")]
     if na:
         res["na"] = na[0]
@@ -187,6 +209,14 @@ def goals(linux):
     if gone:
         return out + [(n, False, "figure missing: no cyclictest summary from " +
                        ", ".join(gone)) for n in names]
+    hg = linux["configs"].get("posted/hlt-guest") or {}
+    hgo, hlts = overall(hg), hg.get("hlt_exits") or []
+    out.append(("linux posted/hlt-guest: no HLT exit in any boot (issue 24.4)",
+                bool(hlts) and all(h == 0 for h in hlts), f"HLT exits per boot: {hlts}"))
+    out.append(("linux posted/hlt-guest: cyclictest avg at most native + 5% (issue 24.4)",
+                bool(hgo) and hgo[1] <= nat[1] * 1.05,
+                f"{hgo[1]:.1f} vs {nat[1]:.1f} us ({hgo[1] / nat[1]:.2f}x)" if hgo else
+                "figure missing"))
     return out + [(names[0], auto[2] <= 2 * nat[2],
                    f"{auto[2]} vs {nat[2]} us ({auto[2] / nat[2]:.2f}x)"),
                   (names[1], auto[1] <= nat[1] * 1.10, f"{auto[1]:.1f} vs {nat[1]:.1f} us "

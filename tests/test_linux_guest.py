@@ -336,11 +336,11 @@ class BenchGoals(unittest.TestCase):
     most native's + 10%; and every configuration's boots ended with status
     0 after all of /init's checks held (issue 27.6)."""
 
-    def result(self, avg, mx, status=0, checks=None, failed=()):
+    def result(self, avg, mx, status=0, checks=None, failed=(), hlt_exits=(0,)):
         return {"status": status, "checks_failed": list(failed),
                 "checks": linux_guest.init_checks() if checks is None else checks,
                 "cyclictest": {"threads": [{"min": 1, "avg": avg, "max": mx, "overflows": 0}],
-                               "hist": {}}}
+                               "hist": {}}, "hlt_exits": list(hlt_exits)}
 
     def linux(self, **over):
         configs = {name: self.result(100, 200) for name, _, _ in bench_linux.CONFIGS}
@@ -352,12 +352,26 @@ class BenchGoals(unittest.TestCase):
 
     def test_goals(self):
         ok = self.verdicts(self.linux(**{"preempt/auto": self.result(110, 400)}))
-        self.assertEqual(len(ok), len(bench_linux.CONFIGS) + 2)
+        self.assertEqual(len(ok), len(bench_linux.CONFIGS) + 4)
         self.assertTrue(all(ok.values()))
         ok = self.verdicts(self.linux(**{"preempt/auto": self.result(111, 401)}))
         self.assertEqual([n for n, v in ok.items() if not v],
                          ["linux cyclictest: max with advance=auto at most 2x native",
                           "linux cyclictest: avg with advance=auto at most native + 10%"])
+
+    def test_exitless_idle_goals(self):
+        """Issue 24.4: posted/hlt-guest takes no HLT exit in any boot, and
+        its cyclictest avg is at most native's + 5%."""
+        hg = "posted/hlt-guest"
+        ok = self.verdicts(self.linux(**{hg: self.result(105, 200, hlt_exits=(0, 0))}))
+        self.assertTrue(all(ok.values()))
+        ok = self.verdicts(self.linux(**{hg: self.result(106, 200, hlt_exits=(0, 3))}))
+        self.assertEqual(sorted(n for n, v in ok.items() if not v),
+                         ["linux posted/hlt-guest: cyclictest avg at most native + 5% "
+                          "(issue 24.4)",
+                          "linux posted/hlt-guest: no HLT exit in any boot (issue 24.4)"])
+        ok = self.verdicts(self.linux(**{hg: self.result(100, 200, hlt_exits=(None,))}))
+        self.assertFalse(ok["linux posted/hlt-guest: no HLT exit in any boot (issue 24.4)"])
 
     def test_missing_summary_fails_the_goal(self):
         ok = self.verdicts(self.linux(**{"preempt/auto": {}}))

@@ -183,9 +183,9 @@ void vcpu_calib_measure(struct vcpu *v)
  *    external-interrupt exit (an external interrupt is not blocked by IF
  *    under the control, and the HLT state ends for an exit; Vol. 3C,
  *    "Activity State" and "Pin-Based VM-Execution Controls"). Bochs 3.0
- *    without scripts/bochs-patches/0007 does not: handleWaitForEvent
- *    (cpu/event.cc) woke for an external interrupt only with IF = 1, VMX
- *    or not; the preemption timer and an NMI do wake it. Asked only with hlt=guest (only it lets a guest sit
+ *    does not: handleWaitForEvent (cpu/event.cc) wakes for an external
+ *    interrupt only with IF = 1, VMX or not; the preemption timer and an
+ *    NMI do wake it (scripts/bochs-patches/0007 says why it leaves this). Asked only with hlt=guest (only it lets a guest sit
  *    in HLT) of several vCPUs (only those have a stop poll) on a CPU with
  *    the preemption timer (the bound, and the stop poll that is the
  *    workaround). Costs the stop poll on every entry of

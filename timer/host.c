@@ -101,9 +101,11 @@ static void hpet_route_cpu(struct timer_cpu *tc, unsigned n)
 		struct host_route_mode m;
 
 		pin = hpet_ioapic_pin(h, n);
-		if (pin < 0 || !host_route_mode(timer_caps.ioapic_gsi_base + (unsigned)pin,
-						timer_caps.isos, timer_caps.nisos, &m))
+		if (pin < 0)
 			return;
+		/* Usable, so host_route_mode() accepted it: only the mode is new. */
+		(void)host_route_mode(timer_caps.ioapic_gsi_base + (unsigned)pin, timer_caps.isos,
+				      timer_caps.nisos, &m);
 		tc->hpet_pin_mode = (m.level ? IOAPIC_REDIR_LEVEL : 0) |
 				    (m.active_low ? IOAPIC_REDIR_LOW : 0);
 		hpet_route(h, n, 0, 0, (unsigned)pin, m.level);

@@ -185,8 +185,9 @@ void vcpu_calib_measure(struct vcpu *v)
  *    "Activity State" and "Pin-Based VM-Execution Controls"). Bochs 3.0
  *    does not: handleWaitForEvent (cpu/event.cc) wakes for an external
  *    interrupt only with IF = 1, VMX or not; the preemption timer and an
- *    NMI do wake it (scripts/bochs-patches/0007 says why it leaves this). Asked only with hlt=guest (only it lets a guest sit
- *    in HLT) of several vCPUs (only those have a stop poll) on a CPU with
+ *    NMI do wake it (scripts/bochs-patches/0007 says why it leaves
+ *    this). Asked only with hlt=guest (only it lets a guest sit in
+ *    HLT) of several vCPUs (only those have a stop poll) on a CPU with
  *    the preemption timer (the bound, and the stop poll that is the
  *    workaround). Costs the stop poll on every entry of
  *    a hlt=guest vCPU with others, IF = 1 included: the guest clears IF
@@ -245,36 +246,73 @@ static const char *probe_failed(long r)
 	       r < 0 ? "the entry failed" : "an exit that proves nothing";
 }
 
+/* What the virtual-interrupt probes (2, 4, 5) change, saved so that each
+ * leaves the vCPU as it found it: the controls, the guest interrupt
+ * status, and the APIC page's TPR, PPR and the IRR and ISR words of the
+ * probe's vector. */
+struct probe_apic {
+	uint64_t proc, proc2, pin, status;
+	uint32_t irr_word, isr_word, tpr, ppr, irr, isr;
+};
+
+static void probe_apic_save(struct vcpu *v, uint8_t vec, struct probe_apic *s)
+{
+	struct vlapic *l = v->lapic;
+
+	s->proc = vmread(VMCS_PROC_CTLS);
+	s->proc2 = vmread(VMCS_PROC_CTLS2);
+	s->pin = vmread(VMCS_PIN_CTLS);
+	s->status = vmread(VMCS_GUEST_INTR_STATUS);
+	s->irr_word = LAPIC_IRR + (vec / 32) * 16;
+	s->isr_word = LAPIC_ISR + (vec / 32) * 16;
+	s->tpr = vlapic_get(l, LAPIC_TPR);
+	s->ppr = vlapic_get(l, LAPIC_PPR);
+	s->irr = vlapic_get(l, s->irr_word);
+	s->isr = vlapic_get(l, s->isr_word);
+}
+
+static void probe_apic_restore(struct vcpu *v, const struct probe_apic *s)
+{
+	struct vlapic *l = v->lapic;
+
+	vmwrite(VMCS_PROC_CTLS, s->proc);
+	vmwrite(VMCS_PROC_CTLS2, s->proc2);
+	vmwrite(VMCS_PIN_CTLS, s->pin);
+	vmwrite(VMCS_GUEST_INTR_STATUS, s->status);
+	vlapic_set(l, LAPIC_TPR, s->tpr);
+	vlapic_set(l, LAPIC_PPR, s->ppr);
+	vlapic_set(l, s->irr_word, s->irr);
+	vlapic_set(l, s->isr_word, s->isr);
+}
+
+/* SVI after a probe's exit: the vector the CPU delivered last. */
+static unsigned probe_svi(void)
+{
+	return (vmread(VMCS_GUEST_INTR_STATUS) >> 8) & 0xff;
+}
+
 /* Probe 2 (above), with the APIC page and controls it needs: its exit
  * reason (or < 0), *erratum set only when the exit proves something. */
 static long probe_vid(struct vcpu *v, bool *erratum, bool *known)
 {
-	const uint32_t irr_word = LAPIC_IRR + (PROBE_VECTOR / 32) * 16;
-	const uint32_t isr_word = LAPIC_ISR + (PROBE_VECTOR / 32) * 16;
 	struct vlapic *l = v->lapic;
-	uint64_t proc2 = vmread(VMCS_PROC_CTLS2), status = vmread(VMCS_GUEST_INTR_STATUS);
-	uint32_t tpr = vlapic_get(l, LAPIC_TPR), ppr = vlapic_get(l, LAPIC_PPR);
-	uint32_t irr = vlapic_get(l, irr_word), isr = vlapic_get(l, isr_word);
+	struct probe_apic s;
 	long r;
 
-	vmwrite(VMCS_PROC_CTLS2, proc2 | BIT(PROC2_VIRT_INTR_DELIVERY));
+	probe_apic_save(v, PROBE_VECTOR, &s);
+	vmwrite(VMCS_PROC_CTLS2, s.proc2 | BIT(PROC2_VIRT_INTR_DELIVERY));
 	vmwrite(VMCS_GUEST_INTR_STATUS, PROBE_VECTOR);
 	vlapic_set(l, LAPIC_TPR, 0);
-	vlapic_set(l, isr_word, isr & ~BIT(PROBE_VECTOR % 32));
+	vlapic_set(l, s.isr_word, s.isr & ~BIT(PROBE_VECTOR % 32));
 	r = probe_run(v, PROBE_GPA, RFLAGS_FIXED | RFLAGS_IF, INTERRUPTIBILITY_STI);
 	*known = true;
 	if (r == VMX_EXIT_EXT_INTR)
 		*erratum = false;
-	else if (r >= 0 && ((vmread(VMCS_GUEST_INTR_STATUS) >> 8) & 0xff) == PROBE_VECTOR)
+	else if (r >= 0 && probe_svi() == PROBE_VECTOR)
 		*erratum = true;
 	else
 		*known = false;
-	vmwrite(VMCS_PROC_CTLS2, proc2);
-	vmwrite(VMCS_GUEST_INTR_STATUS, status);
-	vlapic_set(l, LAPIC_TPR, tpr);
-	vlapic_set(l, LAPIC_PPR, ppr);
-	vlapic_set(l, irr_word, irr);
-	vlapic_set(l, isr_word, isr);
+	probe_apic_restore(v, &s);
 	return r;
 }
 
@@ -334,23 +372,19 @@ static long probe_hlt_if0(struct vcpu *v, bool *erratum)
  */
 static long probe_pi_empty(struct vcpu *v, bool *erratum, bool *known)
 {
-	const uint32_t irr_word = LAPIC_IRR + (0xff / 32) * 16;
-	const uint32_t isr_word = LAPIC_ISR + (0xff / 32) * 16;
 	struct vlapic *l = v->lapic;
-	uint64_t proc2 = vmread(VMCS_PROC_CTLS2), status = vmread(VMCS_GUEST_INTR_STATUS);
-	uint64_t pin = vmread(VMCS_PIN_CTLS);
-	uint32_t tpr = vlapic_get(l, LAPIC_TPR), ppr = vlapic_get(l, LAPIC_PPR);
-	uint32_t irr = vlapic_get(l, irr_word), isr = vlapic_get(l, isr_word);
+	struct probe_apic s;
 	uint64_t now;
 	long r;
 
-	vmwrite(VMCS_PROC_CTLS2, proc2 | BIT(PROC2_VIRT_INTR_DELIVERY));
-	vmwrite(VMCS_PIN_CTLS, pin | BIT(PIN_POSTED_INTR));
+	probe_apic_save(v, 0xff, &s);
+	vmwrite(VMCS_PROC_CTLS2, s.proc2 | BIT(PROC2_VIRT_INTR_DELIVERY));
+	vmwrite(VMCS_PIN_CTLS, s.pin | BIT(PIN_POSTED_INTR));
 	vmwrite(VMCS_GUEST_INTR_STATUS, 0);
 	vlapic_set(l, LAPIC_TPR, 0);
 	vlapic_set(l, LAPIC_PPR, 0);
-	vlapic_set(l, irr_word, irr & ~BIT(0xff % 32));
-	vlapic_set(l, isr_word, isr & ~BIT(0xff % 32));
+	vlapic_set(l, s.irr_word, s.irr & ~BIT(0xff % 32));
+	vlapic_set(l, s.isr_word, s.isr & ~BIT(0xff % 32));
 	vapic_pi_arm_empty(v);
 	r = probe_run_vec(v, VEC_POSTED, PROBE_GPA + 1, RFLAGS_FIXED | RFLAGS_IF, 0);
 	now = vmread(VMCS_GUEST_INTR_STATUS);
@@ -365,13 +399,7 @@ static long probe_pi_empty(struct vcpu *v, bool *erratum, bool *known)
 		*known = false;
 	vapic_pi_clear(v);
 	WRITE_ONCE(v->pi_notified, false);
-	vmwrite(VMCS_PROC_CTLS2, proc2);
-	vmwrite(VMCS_PIN_CTLS, pin);
-	vmwrite(VMCS_GUEST_INTR_STATUS, status);
-	vlapic_set(l, LAPIC_TPR, tpr);
-	vlapic_set(l, LAPIC_PPR, ppr);
-	vlapic_set(l, irr_word, irr);
-	vlapic_set(l, isr_word, isr);
+	probe_apic_restore(v, &s);
 	return r;
 }
 
@@ -429,23 +457,20 @@ static long probe_sti_hlt_run(struct vcpu *v, uint16_t rvi)
 
 static long probe_hlt_vintr(struct vcpu *v, bool *erratum, bool *known)
 {
-	const uint32_t isr_word = LAPIC_ISR + (PROBE_VECTOR / 32) * 16;
 	struct vlapic *l = v->lapic;
-	uint64_t proc = vmread(VMCS_PROC_CTLS), proc2 = vmread(VMCS_PROC_CTLS2);
-	uint64_t pin = vmread(VMCS_PIN_CTLS), status = vmread(VMCS_GUEST_INTR_STATUS);
-	uint32_t tpr = vlapic_get(l, LAPIC_TPR), ppr = vlapic_get(l, LAPIC_PPR);
-	uint32_t isr = vlapic_get(l, isr_word);
+	struct probe_apic s;
 	long r;
 
-	vmwrite(VMCS_PROC_CTLS, proc & ~BIT(PROC_HLT_EXIT));
-	vmwrite(VMCS_PROC_CTLS2, proc2 | BIT(PROC2_VIRT_INTR_DELIVERY));
-	vmwrite(VMCS_PIN_CTLS, pin | BIT(PIN_PREEMPT_TIMER));
+	probe_apic_save(v, PROBE_VECTOR, &s);
+	vmwrite(VMCS_PROC_CTLS, s.proc & ~BIT(PROC_HLT_EXIT));
+	vmwrite(VMCS_PROC_CTLS2, s.proc2 | BIT(PROC2_VIRT_INTR_DELIVERY));
+	vmwrite(VMCS_PIN_CTLS, s.pin | BIT(PIN_PREEMPT_TIMER));
 	vlapic_set(l, LAPIC_TPR, 0);
 	vlapic_set(l, LAPIC_PPR, 0);
-	vlapic_set(l, isr_word, isr & ~BIT(PROBE_VECTOR % 32));
+	vlapic_set(l, s.isr_word, s.isr & ~BIT(PROBE_VECTOR % 32));
 	r = probe_sti_hlt_run(v, PROBE_VECTOR);
 	*known = true;
-	if (r == VMX_EXIT_EXCEPTION_NMI && ((vmread(VMCS_GUEST_INTR_STATUS) >> 8) & 0xff) == PROBE_VECTOR)
+	if (r == VMX_EXIT_EXCEPTION_NMI && probe_svi() == PROBE_VECTOR)
 		*erratum = false;
 	else if (r == VMX_EXIT_PREEMPT_TIMER)
 		*erratum = true;        /* still halted at the bound */
@@ -457,20 +482,14 @@ static long probe_hlt_vintr(struct vcpu *v, bool *erratum, bool *known)
 	 * these exits "wake a logical processor from the same inactive
 	 * states as would an external interrupt"). */
 	if (*known && !*erratum) {
-		vmwrite(VMCS_PROC_CTLS, (proc & ~BIT(PROC_HLT_EXIT)) | BIT(PROC_INTR_WINDOW));
+		vmwrite(VMCS_PROC_CTLS, (s.proc & ~BIT(PROC_HLT_EXIT)) | BIT(PROC_INTR_WINDOW));
 		r = probe_sti_hlt_run(v, 0);
 		if (r == VMX_EXIT_PREEMPT_TIMER)
 			*erratum = true;
 		else if (r != VMX_EXIT_INTR_WINDOW)
 			*known = false;
 	}
-	vmwrite(VMCS_PROC_CTLS, proc);
-	vmwrite(VMCS_PROC_CTLS2, proc2);
-	vmwrite(VMCS_PIN_CTLS, pin);
-	vmwrite(VMCS_GUEST_INTR_STATUS, status);
-	vlapic_set(l, LAPIC_TPR, tpr);
-	vlapic_set(l, LAPIC_PPR, ppr);
-	vlapic_set(l, isr_word, isr);
+	probe_apic_restore(v, &s);
 	return r;
 }
 

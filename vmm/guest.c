@@ -26,6 +26,7 @@
 #include "vmm/host/percpu.h"
 #include "vmm/host/platform.h"
 #include "vmm/host/smp.h"
+#include "vmm/host/topology.h"
 #include "vmm/vcpu/vcpu_calib.h"
 #include "vmm/vcpu/vcpu_setup.h"
 #include "vmm/apic/vcpu_timer.h"
@@ -206,7 +207,7 @@ static int guest_load(struct guest *g)
 /* The physical CPU of vCPU i: the i-th of its cpus= list, else CPU i. */
 static uint32_t guest_vcpu_cpu(const struct guest_spec *s, uint32_t i)
 {
-	return s->ncpus_listed ? s->cpus[i] : i;
+	return s->ncpus_listed ? s->cpus[i] : topology_vcpu_cpu(i);
 }
 
 /* Everything of a vCPU that does not need its VMCS: made on the BSP for
@@ -327,6 +328,25 @@ static bool guest_stop_cpu(struct guest *g, uint32_t cpu)
 	return false;
 }
 
+/* Where SMT is in use, which core each vCPU got (issue 22.9). */
+static void guest_report_placement(const struct guest *g)
+{
+	char text[256];
+	size_t len = 0;
+
+	if (!topology_smt())
+		return;
+	text[0] = 0;
+	for (uint32_t i = 0; i < g->nvcpus && len + 1 < sizeof(text); i++) {
+		uint32_t c = guest_vcpu_cpu(g->spec, i);
+
+		len += (size_t)fmt_snprintf(text + len, sizeof(text) - len, "%svcpu%u on cpu%u "
+					    "(core %u)", i ? ", " : "", i, c,
+					    host_topology.core_key[c]);
+	}
+	pr_info("guest %s: %s", g->spec->name, text);
+}
+
 /* The CPUs g's vCPUs run on (bit n: CPU n), checked: each must be up and
  * not kept by an earlier guest that did not let go of it (issue 13.1). */
 static int guest_place_vcpus(struct guest *g, uint64_t *busy)
@@ -346,6 +366,7 @@ static int guest_place_vcpus(struct guest *g, uint64_t *busy)
 					 "running an earlier guest", c);
 		*busy |= BIT(c);
 	}
+	guest_report_placement(g);
 	return 0;
 }
 

@@ -17,6 +17,7 @@
 #include "vmm/host/platform.h"
 #include "vmm/host/power.h"
 #include "vmm/host/smp.h"
+#include "vmm/host/topology.h"
 #include "vmm/apic/vapic.h"
 #include "vmm/vcpu/vcpu_calib.h"
 #include "vmm/apic/vcpu_timer.h"
@@ -73,6 +74,8 @@ static void report_hpet_route(const struct timer_cpu *tc)
 
 __noreturn void vmm_main(struct boot_info *bi)
 {
+	uint32_t up;
+
 	power_init(bi);
 	panic_set_image_base(bi->image_base);
 	host_init(bi);
@@ -83,7 +86,9 @@ __noreturn void vmm_main(struct boot_info *bi)
 	if (!platform_vmx_init(bi) || !vmm_vmx_cpu_on()) {
 		/* Every CPU counted, its timer and TSC checked, and the platform
 		 * reported before the refusal (issue 21.5). */
-		platform_report(smp_start_aps(false));
+		up = smp_start_aps(false);
+		topology_init(up);
+		platform_report(up);
 		platform_vmx_refuse(bi);
 		power_off(1);
 	}
@@ -94,6 +99,8 @@ __noreturn void vmm_main(struct boot_info *bi)
 	vcpu_calib_init();
 	timer_cpu_init(&this_cpu()->timer, 0, this_cpu()->apic_id);
 	report_hpet_route(&this_cpu()->timer);
-	platform_report(smp_start_aps(true));
+	up = smp_start_aps(true);
+	topology_init(up);
+	platform_report(up);
 	power_off(guests_run_all(&bi->cfg) ? 1 : 0);
 }

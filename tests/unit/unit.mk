@@ -37,6 +37,8 @@ UNIT_SRC_tsc := drivers/tsc.c
 UNIT_SRC_errata := drivers/errata.c
 UNIT_SRC_reset := drivers/reset.c
 UNIT_SRC_paging := vmm/host/paging_build.c
+UNIT_SRC_cpu_topo := drivers/cpu_topo.c
+UNIT_SRC_placement := vmm/host/placement.c
 
 UNIT_TESTS  := $(patsubst tests/unit/test_%.c,%,$(wildcard tests/unit/test_*.c))
 UNIT_BINS   := $(UNIT_TESTS:%=$(UNIT_OUT)/test_%)

@@ -35,6 +35,8 @@
 #include "vmm/host/log.h"
 #include "vmm/host/mem.h"
 #include "vmm/host/percpu.h"
+#include "vmm/host/placement.h"
+#include "vmm/host/topology.h"
 #include "vmm/host/platform.h"
 #include "vmm/apic/vapic.h"
 
@@ -106,16 +108,35 @@ static const char *posted_missing(const struct guest *g)
 	return NULL;
 }
 
-/* housekeeping=N checked, or the lowest CPU up and not in busy; -1 with
- * *why when there is none. */
+/* The lowest free CPU on a core with no vCPU of g, else the lowest free
+ * one, said so (issue 22.9); -1 if none is free. */
+static int pick_auto(const struct guest *g, uint64_t busy)
+{
+	uint64_t free = 0;
+	bool shares;
+	int cpu;
+
+	for (uint32_t c = 0; c < ncpus_online; c++)
+		if (cpus[c])
+			free |= BIT(c);
+	cpu = place_housekeeper(host_topology.core_key, ncpus_online, free, busy, &shares);
+	if (cpu >= 0 && shares)
+		pr_info("guest %s: housekeeping cpu%d shares its core with a vCPU (every free CPU "
+			"is a hyperthread sibling of one)", g->spec->name, cpu);
+	return cpu;
+}
+
+/* housekeeping=N checked, or pick_auto(); -1 with *why when there is
+ * none. */
 static int pick_cpu(const struct guest *g, uint64_t busy, char *why, size_t n)
 {
 	int32_t want = g->spec->opts.housekeeping;
+	int cpu;
 
 	if (want == HOUSEKEEPING_AUTO) {
-		for (uint32_t c = 0; c < ncpus_online; c++)
-			if (cpus[c] && !(busy & BIT(c)))
-				return (int)c;
+		cpu = pick_auto(g, busy);
+		if (cpu >= 0)
+			return cpu;
 		fmt_snprintf(why, n, "no free CPU for housekeeping (all %u CPU%s up run%s its "
 			     "vCPUs)", ncpus_online, ncpus_online == 1 ? "" : "s",
 			     ncpus_online == 1 ? "s" : "");

@@ -33,8 +33,8 @@ struct pcpu {
 	void *work_arg;
 	uint32_t work_done;
 	int64_t tsc_adjust_was;         /* IA32_TSC_ADJUST undone at bring-up (smp.c) */
-	bool inject_missed;
-	bool timer_irq;                 /* its host timer interrupt came at bring-up */             /* inject= wanted an IA32_TSC_ADJUST it lacks */
+	bool inject_missed;             /* inject= wanted an IA32_TSC_ADJUST it lacks */
+	bool timer_irq;                 /* its host timer interrupt came at bring-up */
 };
 
 _Static_assert(__builtin_offsetof(struct pcpu, self) == 0, "this_cpu() reads gs:0");

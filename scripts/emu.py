@@ -145,7 +145,7 @@ def bochs_binary():
         return _bochs
 
 
-def bochsrc(img, workdir, cpus, megs, is_30, model, native=False, msrs=None):
+def bochsrc(img, workdir, cpus, megs, is_30, model, native=False, msrs=None, threads=1):
     if native:
         # The same machine without tickvisor: legacy BIOS, GRUB from a CD.
         firmware = [f"romimage: file={BIOS}", "ata0-master: type=cdrom, path="
@@ -159,7 +159,10 @@ def bochsrc(img, workdir, cpus, megs, is_30, model, native=False, msrs=None):
         f"vgaromimage: file={VGABIOS}",
         # ips fixes the TSC rate (1 tick per instruction at 50 MHz) and
         # sync=none with a fixed time0 makes runs bit-identical.
-        f"cpu: model={model}, count={cpus}, ips=50000000, reset_on_triple_fault=0"
+        # threads > 1: one package of cpus/threads cores (Bochs's
+        # count=processors:cores:threads; APIC IDs are the CPU indices).
+        f"cpu: model={model}, count={smp_bochs(cpus, threads)}, ips=50000000, "
+        "reset_on_triple_fault=0"
         # msrs: MSRs the model lacks, from a Bochs msrs.def-style file.
         + (f", msrs=\"{msrs}\"" if msrs else ""),
         "clock: sync=none, time0=946684800",
@@ -183,9 +186,28 @@ def bochsrc(img, workdir, cpus, megs, is_30, model, native=False, msrs=None):
     return path
 
 
-def bochs_cmd(img, workdir, cpus, megs, model, native=False, msrs=None):
+def smp_cores(cpus, threads):
+    """Cores of `threads` threads that make `cpus` CPUs (one package)."""
+    if threads < 1 or cpus % threads:
+        sys.exit(f"tickvisor-run: {cpus} CPUs do not split into cores of {threads} threads")
+    return cpus // threads
+
+
+def smp_bochs(cpus, threads):
+    """Bochs's CPU count: `cpus` packages, or with SMT one package of
+    cpus/threads cores of `threads` threads each."""
+    return str(cpus) if threads == 1 else f"1:{smp_cores(cpus, threads)}:{threads}"
+
+
+def smp_qemu(cpus, threads):
+    """QEMU's -smp: as smp_bochs, in QEMU's spelling."""
+    return str(cpus) if threads == 1 else \
+        f"{cpus},sockets=1,cores={smp_cores(cpus, threads)},threads={threads}"
+
+
+def bochs_cmd(img, workdir, cpus, megs, model, native=False, msrs=None, threads=1):
     binary, is_30 = bochs_binary()
-    rc = bochsrc(img, workdir, cpus, megs, is_30, model, native, msrs)
+    rc = bochsrc(img, workdir, cpus, megs, is_30, model, native, msrs, threads)
     if is_30:
         return [binary, "-q", "-unlock", "-f", rc]
     cont = os.path.join(workdir, "bochs.cont")
@@ -210,7 +232,7 @@ def uart_args(uart, log):
 
 
 def qemu_cmd(img, workdir, cpus, megs, kvm, cdrom=False, machine="q35", screen=False,
-             debug_exit=True, uart="com1", acpi_tables=()):
+             debug_exit=True, uart="com1", acpi_tables=(), threads=1):
     # A GRUB ISO (native baseline) boots with SeaBIOS, an ESP with OVMF.
     # machine: QEMU's -machine value, the platform shape (q35, pc,
     # q35,hpet=off: PLATFORM.md). screen: a VGA (OVMF gives it a GOP) and a
@@ -229,7 +251,7 @@ def qemu_cmd(img, workdir, cpus, megs, kvm, cdrom=False, machine="q35", screen=F
     else:
         boot = ["-bios", OVMF, "-drive", f"format=raw,file={img}"]
     monitor = [f"unix:{workdir}/monitor.sock,server,nowait"] if screen else ["none"]
-    cmd = [QEMU, "-machine", machine, "-m", str(megs), "-smp", str(cpus),
+    cmd = [QEMU, "-machine", machine, "-m", str(megs), "-smp", smp_qemu(cpus, threads),
            "-display", "none", "-monitor", *monitor, "-no-reboot", "-nodefaults", *boot,
            *uart_args(uart, f"{workdir}/com1.log")]
     # debug_exit=False: a QEMU without the status port, as a PC is: the
@@ -293,7 +315,7 @@ def make_native_iso(elf, cmdline, out):
 
 def emulator_command(img, emu, workdir, cpus=1, megs=1024, model=DEFAULT_MODEL,
                      need_kvm=True, msrs=None, machine="q35", screen=False, debug_exit=True,
-                     uart="com1", acpi_tables=()):
+                     uart="com1", acpi_tables=(), threads=1):
     """The command that boots img in emu (writing Bochs's bochsrc into
     workdir). need_kvm=False skips the /dev/kvm check (--dry-run);
     machine is QEMU's -machine (Bochs has one)."""
@@ -303,13 +325,14 @@ def emulator_command(img, emu, workdir, cpus=1, megs=1024, model=DEFAULT_MODEL,
         sys.exit(f"tickvisor-run: EMU={emu} cannot run here: " + "; ".join(kvm_missing()) +
                  " (EMU=bochs runs everywhere; docs/ci-nested-kvm.md)")
     if emu in ("bochs", "native"):
-        return bochs_cmd(img, workdir, cpus, megs, model, native=emu == "native", msrs=msrs)
+        return bochs_cmd(img, workdir, cpus, megs, model, native=emu == "native", msrs=msrs,
+                         threads=threads)
     return qemu_cmd(img, workdir, cpus, megs, emu != "tcg", cdrom=emu == "native-kvm",
                     machine=machine, screen=screen, debug_exit=debug_exit, uart=uart,
-                    acpi_tables=acpi_tables)
+                    acpi_tables=acpi_tables, threads=threads)
 
 
-def dry_run(img, emu, workdir, cpus=1, megs=1024, model=DEFAULT_MODEL):
+def dry_run(img, emu, workdir, cpus=1, megs=1024, model=DEFAULT_MODEL, threads=1):
     """Print the exact command that would boot img in emu, having checked
     that the emulator and the firmware it loads are installed; 0 when the
     command could run (given /dev/kvm for the KVM ones), 1 otherwise."""
@@ -336,7 +359,7 @@ def dry_run(img, emu, workdir, cpus=1, megs=1024, model=DEFAULT_MODEL):
             print(f"tickvisor-run: dry run: missing {what}", file=sys.stderr)
         return 1
     cmd = emulator_command(os.path.abspath(img), emu, workdir, cpus, megs, model,
-                           need_kvm=False)
+                           need_kvm=False, threads=threads)
     print(shlex.join(cmd))
     for what in missing:
         print(f"tickvisor-run: dry run: missing {what}", file=sys.stderr)
@@ -348,7 +371,7 @@ def dry_run(img, emu, workdir, cpus=1, megs=1024, model=DEFAULT_MODEL):
 
 def run(img, emu, cpus=1, megs=1024, timeout=300, workdir=None, echo=False,
         model=DEFAULT_MODEL, quiet=False, msrs=None, machine="q35", screendump=None,
-        debug_exit=True, uart="com1", screendump_after=None, acpi_tables=()):
+        debug_exit=True, uart="com1", screendump_after=None, acpi_tables=(), threads=1):
     """Boot img; returns (status, serial_text, workdir). emu "native" boots
     a GRUB ISO (make_native_iso) in Bochs without tickvisor. screendump
     (QEMU only): the screen is saved there as PPM once the final status
@@ -366,7 +389,7 @@ def run(img, emu, cpus=1, megs=1024, timeout=300, workdir=None, echo=False,
     final_re = NATIVE_FINAL_RE if emu.startswith("native") else FINAL_RE
     cmd = emulator_command(img, emu, workdir, cpus, megs, model, msrs=msrs, machine=machine,
                            screen=bool(screendump), debug_exit=debug_exit, uart=uart,
-                           acpi_tables=acpi_tables)
+                           acpi_tables=acpi_tables, threads=threads)
     def on_final():
         time.sleep(1)   # the screen is drawn after the serial line
         take_screendump(os.path.join(workdir, "monitor.sock"), screendump)

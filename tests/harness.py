@@ -436,7 +436,8 @@ def run_suite(build, suite):
                                 screendump=shot, debug_exit=getattr(suite, "debug_exit", True),
                                 uart=getattr(suite, "uart", "com1"),
                                 screendump_after=getattr(suite, "screendump_after", None),
-                                acpi_tables=tables, msrs=suite_msrs(suite))
+                                acpi_tables=tables, msrs=suite_msrs(suite),
+                                threads=suite.threads)
     return suite, status, serial, work, time.monotonic() - t0
 
 

@@ -21,8 +21,9 @@ DEFAULT_MODEL = "corei7_skylake_x"
 
 class Suite:
     def __init__(self, name, config, emu="bochs", cpus=1, status=0, expect=(), guests=(),
-                 timeout=300, megs=1024, model=None, reject=()):
+                 timeout=300, megs=1024, model=None, reject=(), threads=1):
         self.name = name
+        self.threads = threads          # per core: cpus/threads cores (issue 22.9)
         self.config = config
         self.emu = emu
         self.cpus = cpus
@@ -260,6 +261,38 @@ def posted_suites(tests):
                          POSTED_LINE.format("smp_timers.placed", 0),
                          r"^tickvisor: done: 6 guests, 0 failed$"])
     return [two, four]
+
+
+# Issue 22.9: placement by core. Bochs `count=1:2:2` (two cores of two
+# threads, APIC IDs 0-3; its CPUID leaf 0BH gives per-level shifts, which
+# tickvisor mends, drivers/cpu_topo.c): one vCPU on cpu0 leaves its
+# sibling cpu1 alone and houses its timers on cpu2, the other core (by
+# index order it was cpu1); two vCPUs take cpu0 and cpu2, one per core,
+# and the housekeeper then has to share a core, which it says.
+TOPOLOGY_SMT2 = (r"^tickvisor: topology: 1 package, 2 cores, 4 CPUs up \(CPUID leaf "
+                       r"0xb: SMT shift 1, package shift 2, 2 threads per core\)$")
+PLACEMENT_SMT2 = (r"^tickvisor: placement: vCPUs fill cpu0, cpu2, cpu1, cpu3 in that order "
+                  r"\(distinct cores first, then hyperthread siblings\); the housekeeper "
+                  r"takes a core with no vCPU$")
+
+
+def smt_suite():
+    runs = [(BY_NAME["timer_oneshot"], "timer_oneshot.smt", 1, "slack_us=100"),
+            (BY_NAME["smp_timer_init"], "smp_timer_init.smt", 2, "")]
+    lines = [posted_line(t, name, n, "timer=posted", args) for t, name, n, args in runs]
+    guests = [(name, 0) for _, name, _, _ in runs]
+    return Suite("smt-posted-4cpu", guestcfg.config(lines), cpus=4, threads=2, guests=guests,
+                 timeout=900, expect=[
+                     TOPOLOGY_SMT2, PLACEMENT_SMT2,
+                     r"^tickvisor: topology: CPUID mended: ",
+                     r"^tickvisor: guest timer_oneshot.smt: vcpu0 on cpu0 \(core 0\)$",
+                     POSTED_LINE.format("timer_oneshot.smt", 2),
+                     r"^tickvisor: guest smp_timer_init.smt: vcpu0 on cpu0 \(core 0\), vcpu1 "
+                     r"on cpu2 \(core 1\)$",
+                     r"^tickvisor: guest smp_timer_init.smt: housekeeping cpu1 shares its core "
+                     r"with a vCPU \(every free CPU is a hyperthread sibling of one\)$",
+                     POSTED_LINE.format("smp_timer_init.smt", 1),
+                     done_line(guests)])
 
 
 # Issue 13.1-13.3: vCPU placement and posted timers refused with their
@@ -571,7 +604,7 @@ SUITES = [
                   r"0x[0-9a-f]+, qualification 0x[0-9a-f]+$",
                   r"^tickvisor: done: 1 guests, 0 failed$"],
           reject=[r"^tickvisor: cpu\d+: trace (timer|ipi): "]),
-] + guest_suites(TESTS) + hpet_smp_suites(TESTS) + posted_suites(TESTS) + [containment_posted()]
+] + guest_suites(TESTS) + hpet_smp_suites(TESTS) + posted_suites(TESTS) + [containment_posted(), smt_suite()]
 
 
 # --- Issue 12: the CPU-model matrix ------------------------------------------
@@ -854,7 +887,8 @@ class PlatformSuite(Suite):
     issue 22.3: TCG's 2.6 GHz TSC gave TSC / 3 rounded down)."""
 
     def __init__(self, name, machine="q35", cpus=1, megs=1024, expect=(), reject=(),
-                 debug_exit=True, uart="com1", config="log=info\n", acpi_tables=()):
+                 debug_exit=True, uart="com1", config="log=info\n", acpi_tables=(),
+                 threads=1):
         # Issue 21.5: every CPU takes a host timer interrupt before the
         # refusal; the warp test never finds QEMU's CPUs apart.
         super().__init__(name, config, emu="tcg", cpus=cpus, megs=megs, status=1,
@@ -865,7 +899,8 @@ class PlatformSuite(Suite):
                              r"IDs? [\d,-]+\), xAPIC, TSC \d+ Hz \((HPET|ACPI PM timer), not "
                              r"invariant(, CPUs in step)?\), (no )?HPET, (no )?(ACPI )?PM timer$",
                              r"^tickvisor: platform: VMX unusable: this CPU has no VMX"],
-                         reject=list(reject) + [r"no host timer interrupt", r"warp test\)$"])
+                         reject=list(reject) + [r"no host timer interrupt", r"warp test\)$"],
+                         threads=threads)
         self.machine = machine
         self.debug_exit = debug_exit
         self.uart = uart
@@ -960,7 +995,13 @@ PLATFORM_SUITES = [
         r"^tickvisor: TSC: measured \d+ Hz against the ACPI PM timer \(calibration took "
         r"([1-9]?\d|[1-4]\d\d) ms\)$"]),
     PlatformSuite("tcg-smp4", cpus=4, expect=[
-        r"^tickvisor: ACPI: MADT lists 4 CPUs, ", r"^tickvisor: 4 CPUs \("]),
+        r"^tickvisor: ACPI: MADT lists 4 CPUs, ", r"^tickvisor: 4 CPUs \(",
+        r"^tickvisor: placement: vCPUs fill cpu0-3 in that order \(one CPU per core\)"]),
+    # Issue 22.9: two threads per core, as QEMU encodes them in CPUID leaf
+    # 0BH (correct shifts: nothing to mend), and vCPUs placed on distinct
+    # cores first.
+    PlatformSuite("tcg-smt2", cpus=4, threads=2, expect=[
+        TOPOLOGY_SMT2, PLACEMENT_SMT2], reject=[r"topology: CPUID mended"]),
     # More CPUs than tickvisor runs vCPUs on (issue 22.1): the MADT's
     # count as it is.
     # Every AP is parked in INIT, out of the firmware's loop, before

@@ -322,6 +322,19 @@ class MachineCpus(unittest.TestCase):
             runner.check_request(self.args("--smp", "2", "--cpus", "1"))
         self.assertIn("--cpus 1: at least --smp, 2", str(e.exception))
 
+    def test_threads(self):
+        """--threads (issue 22.9): cores of N threads, spelled for each
+        emulator; CPUs that do not split into them are refused."""
+        with self.assertRaises(runner.RunError) as e:
+            runner.check_request(self.args("--smp", "3", "--threads", "2"))
+        self.assertIn("--threads 2: the 3 CPUs must split into cores of that many threads",
+                      str(e.exception))
+        runner.check_request(self.args("--smp", "2", "--cpus", "4", "--threads", "2"))
+        self.assertEqual(emu.smp_bochs(4, 2), "1:2:2")
+        self.assertEqual(emu.smp_qemu(4, 2), "4,sockets=1,cores=2,threads=2")
+        self.assertEqual(emu.smp_bochs(3, 1), "3")
+        self.assertEqual(emu.smp_qemu(3, 1), "3")
+
     def test_help_has_examples(self):
         out = io.StringIO()
         with contextlib.redirect_stdout(out), self.assertRaises(SystemExit):

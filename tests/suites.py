@@ -199,7 +199,36 @@ def hpet_smp_suites(tests):
                          r"this CPU\)$", HPET_LEVEL_ROUTE],
                  reject=[r"^tickvisor: guest smp_timers.hpet: vcpu[0-2]: .*\(fallback: ",
                          HPET_STUCK_LINE])
-    return [two, four]
+    return [two, four, hpet_strays_suite()]
+
+
+def hpet_strays_suite():
+    """A shared HPET line (issue 22.6): inject=hpet-strays lets
+    timer_hpet_strays raise its CPU's HPET vector with the comparator idle
+    until tickvisor masks the input (HPET_STRAYS_MAX in a row); its timer
+    moves to the host LAPIC timer with its target kept. The next guest on
+    that CPU asks for timer=hpet and is told there is no comparator left.
+    Without the masking (or with the comparator kept) the strays guest's
+    hypercall fails and the second guest is not on a fallback."""
+    strays = BY_NAME["timer_hpet_strays"]
+    after = BY_NAME["timer_oneshot"]
+    lines = [guestcfg.guest_line("timer_hpet_strays.masked", strays.file, strays.mem, 1,
+                                 strays.timeout, "timer_hpet_strays expect=masked",
+                                 strays.options),
+             hpet_line(after, 1)]
+    guests = [("timer_hpet_strays.masked", 0), ("timer_oneshot.hpet", 0)]
+    return Suite("hpet-strays", "inject=hpet-strays\n" + guestcfg.config(lines), guests=guests,
+                 timeout=300, expect=[
+                     done_line(guests), HPET_LEVEL_ROUTE,
+                     backend_line("timer_hpet_strays.masked", 0, "hpet"),
+                     r"^tickvisor: HPET: I/O APIC input 23 stays asserted while comparator 0 "
+                     r"is idle \(a device shares the line\?\): input masked, this CPU's HPET "
+                     r"timer is lost; use timer=preempt or timer=lapic$",
+                     r"^tickvisor: guest timer_hpet_strays.masked: vcpu0: APIC timer moves to "
+                     r"the host local APIC timer \(the HPET input was masked\)$",
+                     r"^tickvisor: guest timer_oneshot.hpet: vcpu0: APIC timer on the host "
+                     r"local APIC timer \(fallback: no HPET comparator can interrupt this "
+                     r"CPU\)$"])
 
 # --- Issue 13: timer=posted, guest timer expiries posted by a housekeeping CPU --
 def posted_line(t, name, vcpus, opts, args=""):

@@ -131,15 +131,24 @@ void timer_cpu_init(struct timer_cpu *tc, unsigned cpu, uint32_t apic_id)
 
 enum hpet_irq timer_hpet_irq(struct timer_cpu *tc)
 {
-	if (!(tc->hpet_pin_mode & IOAPIC_REDIR_LEVEL) || tc->hpet_comparator < 0)
+	unsigned n = (unsigned)tc->hpet_comparator;
+
+	if (tc->hpet_comparator < 0)
+		return HPET_IRQ_STRAY;          /* none routed here (any more) */
+	if (!(tc->hpet_pin_mode & IOAPIC_REDIR_LEVEL))
 		return HPET_IRQ_OURS;
-	if (hpet_ack(timer_caps.hpet, (unsigned)tc->hpet_comparator)) {
+	if (hpet_ack(timer_caps.hpet, n)) {
 		tc->hpet_strays = 0;
 		return HPET_IRQ_OURS;
 	}
 	if (++tc->hpet_strays != HPET_STRAYS_MAX)
 		return HPET_IRQ_STRAY;
+	/* The input is masked and the comparator given up: this CPU has no
+	 * HPET timer from now on (usable() says so to timer_select()). */
 	ioapic_mask(timer_caps.ioapic_base, (unsigned)tc->hpet_ioapic_pin);
+	hpet_disarm(timer_caps.hpet, n);
+	tc->hpet_armed = 0;
+	tc->hpet_comparator = -1;
 	return HPET_IRQ_MASKED;
 }
 

@@ -69,6 +69,9 @@ enum hpet_irq { HPET_IRQ_OURS, HPET_IRQ_STRAY, HPET_IRQ_MASKED };
 enum hpet_irq timer_hpet_irq(struct timer_cpu *tc);
 #define HPET_STRAYS_MAX 1000u
 
+/* ... and after HPET_IRQ_MASKED the comparator is no longer this CPU's
+ * (tc->hpet_comparator -1; the masked input stays in tc->hpet_ioapic_pin). */
+
 /* Takes the interrupt of a host deadline that has passed (briefly with
  * interrupts on), so it does not exit the guest right after entry. The
  * one place the entry path enables interrupts: call it before the last

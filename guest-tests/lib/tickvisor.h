@@ -22,6 +22,11 @@
  *   TV_HC_EXIT_COST -> RAX = TSC cycles of one VM entry plus one VM exit
  *                   as tickvisor measured them at this vCPU's start
  *                   (RBX entry, RCX exit; 0 if it could not measure)
+ *   TV_HC_HPET_STRAYS -> only with the global option inject=hpet-strays:
+ *                   stray HPET interrupts on this vCPU's CPU until its
+ *                   I/O APIC input is masked; RAX = 0 then, else
+ *                   TV_HC_ERROR (not injected, timer not on a level HPET
+ *                   comparator)
  */
 #ifndef GUEST_TICKVISOR_H
 #define GUEST_TICKVISOR_H
@@ -36,6 +41,7 @@ enum tv_hypercall_nr {
 	TV_HC_INFO = 2,
 	TV_HC_HOST_NMI = 3,
 	TV_HC_EXIT_COST = 4,
+	TV_HC_HPET_STRAYS = 5,
 };
 #define TV_HC_PING_REPLY        UINT64_C(0x7469636b)   /* "tick" */
 #define TV_HC_ERROR             (~UINT64_C(0))   /* unknown function */

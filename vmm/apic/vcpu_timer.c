@@ -8,7 +8,9 @@
  */
 #include "drivers/apic.h"
 #include "drivers/io.h"
+#include "drivers/ioapic.h"
 #include "timer/entry_plan.h"
+#include "timer/timebase.h"
 #include "vmm/exit/exit.h"
 #include "vmm/apic/housekeeper.h"
 #include "vmm/host/irq.h"
@@ -373,19 +375,72 @@ int exit_preempt_timer(struct vcpu *v)
 	return 0;
 }
 
+/*
+ * This CPU's HPET comparator was given up (timer_hpet_irq() masked its
+ * input) while v ran on it: v moves to the next backend of its option's
+ * order, keeping its one target (DESIGN.md, "Timer rules"): the next
+ * entry arms the new backend for it. Interrupts are taken in root mode
+ * only in windows before the entry path plans (the run loop's drain, a
+ * halt, a hypercall), so no plan is half made with the old kind.
+ */
+static void reselect(struct vcpu *v)
+{
+	const char *why;
+
+	v->timer_kind = timer_select(v->guest->spec->opts.timer, &this_cpu()->timer, &why);
+	v->timer_dirty = true;
+	v->timer_exit = true;
+	pr_warn("guest %s: vcpu%u: APIC timer moves to the %s (the HPET input was masked)",
+		v->guest->spec->name, v->id, timer_kind_name(v->timer_kind));
+}
+
+/*
+ * For tests of a shared HPET line (inject=hpet-strays, TV_HC_HPET_STRAYS):
+ * this CPU's HPET vector, sent to itself until the input is masked, each
+ * without its comparator's status bit, as a device sharing the line would
+ * raise it. Bounded: HPET_STRAYS_MAX interrupts, each waited for 1 ms.
+ * 0 when the input ended masked (v then runs on its next backend), ~0
+ * where the fault is not injected or v's timer is not on a level HPET
+ * comparator of this CPU.
+ */
+uint64_t vcpu_timer_hpet_strays(struct vcpu *v)
+{
+	struct timer_cpu *tc = &this_cpu()->timer;
+
+	if (!platform.inject.hpet_strays || v->timer_kind != TIMER_HPET ||
+	    !(tc->hpet_pin_mode & IOAPIC_REDIR_LEVEL))
+		return ~0ull;
+	for (unsigned i = 0; i < HPET_STRAYS_MAX && tc->hpet_comparator >= 0; i++) {
+		uint32_t before = READ_ONCE(tc->hpet_strays);
+		uint64_t end = rdtsc() + platform.tb.tsc_hz / 1000;
+
+		apic_send_ipi(this_cpu()->apic_id, APIC_ICR_DELIV_FIXED | VEC_HPET);
+		irq_enable();
+		while (READ_ONCE(tc->hpet_strays) == before && tc->hpet_comparator >= 0 &&
+		       !timebase_reached(rdtsc(), end))
+			cpu_relax();
+		irq_disable();
+	}
+	return tc->hpet_comparator < 0 ? 0 : ~0ull;
+}
+
 /* The host LAPIC timer or this CPU's HPET comparator fired. */
 static void backend_irq(uint8_t vector)
 {
 	struct pcpu *p = this_cpu();
 
 	if (vector == VEC_HPET) {
+		int comparator = p->timer.hpet_comparator;
 		enum hpet_irq r = timer_hpet_irq(&p->timer);
 
-		if (r == HPET_IRQ_MASKED)
+		if (r == HPET_IRQ_MASKED) {
 			pr_warn("HPET: I/O APIC input %d stays asserted while comparator %d is "
 				"idle (a device shares the line?): input masked, this CPU's HPET "
 				"timer is lost; use timer=preempt or timer=lapic",
-				p->timer.hpet_ioapic_pin, p->timer.hpet_comparator);
+				p->timer.hpet_ioapic_pin, comparator);
+			if (p->vcpu && p->vcpu->timer_kind == TIMER_HPET)
+				reselect(p->vcpu);
+		}
 		if (r != HPET_IRQ_OURS) {
 			apic_eoi();
 			return;

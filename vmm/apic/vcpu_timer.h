@@ -44,6 +44,9 @@ int exit_preempt_timer(struct vcpu *v);
 void vcpu_timer_after_entry(struct vcpu *v);
 /* vCPU INIT/reset: disarm every hardware timer of this vCPU. */
 void vcpu_timer_reset(struct vcpu *v);
+/* TV_HC_HPET_STRAYS (inject=hpet-strays): stray HPET interrupts on this
+ * CPU until its input is masked; 0 once it is, ~0 where not possible. */
+uint64_t vcpu_timer_hpet_strays(struct vcpu *v);
 /* Registers the host-timer backends' interrupt handlers (once, at boot). */
 void vcpu_timer_host_init(void);
 

@@ -6,6 +6,7 @@
 #include "vmm/exit/hypercall.h"
 #include "vmm/host/irq.h"
 #include "vmm/apic/vapic.h"
+#include "vmm/apic/vcpu_timer.h"
 #include "vmm/host/percpu.h"
 #include "vmm/host/platform.h"
 #include "vmm/vcpu/vcpu_run.h"
@@ -72,6 +73,9 @@ int exit_vmcall(struct vcpu *v)
 		r[GPR_RAX] = v->entry_tsc + v->exit_tsc;
 		r[GPR_RBX] = v->entry_tsc;
 		r[GPR_RCX] = v->exit_tsc;
+		break;
+	case TV_HC_HPET_STRAYS:
+		r[GPR_RAX] = vcpu_timer_hpet_strays(v);
 		break;
 	default:
 		r[GPR_RAX] = TV_HC_ERROR;

@@ -13,6 +13,7 @@ enum tv_hypercall {
 	TV_HC_INFO  = 2,        /* -> RAX TSC Hz, RBX APIC timer Hz, RCX flags, RDX vCPUs */
 	TV_HC_HOST_NMI = 3,     /* RBX = vCPU -> RAX = host NMIs its CPU handled */
 	TV_HC_EXIT_COST = 4,    /* -> RAX entry + exit TSC cycles, RBX entry, RCX exit */
+	TV_HC_HPET_STRAYS = 5,  /* inject=hpet-strays only -> RAX 0: HPET input masked */
 	TV_HC_NR,
 };
 

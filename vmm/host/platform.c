@@ -85,6 +85,9 @@ static void hpet_init(void)
 		hpet_halt(&platform.hpet);
 		pr_warn("inject=hpet-stuck: the HPET's main counter is left halted");
 	}
+	if (platform.inject.hpet_strays)
+		pr_warn("inject=hpet-strays: guests may raise stray HPET interrupts "
+			"(TV_HC_HPET_STRAYS)");
 	platform.has_hpet = true;
 	pr_info("HPET: %#lx (%s), %lu Hz, %u comparators, %u-bit counter, vendor %#x",
 		(unsigned long)base, platform.hpet_found_by, (unsigned long)platform.hpet.freq_hz,

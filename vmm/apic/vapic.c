@@ -11,10 +11,7 @@
  */
 #include "drivers/io.h"
 #include "drivers/string.h"
-#include "vmm/exit/exit.h"
-#include "vmm/exit/exit_fast.h"
 #include "vmm/apic/housekeeper.h"
-#include "vmm/exit/hypercall.h"
 #include "vmm/apic/vapic.h"
 #include "vmm/host/log.h"
 #include "vmm/host/mem.h"

@@ -9,7 +9,6 @@
 #include "drivers/apic.h"
 #include "drivers/io.h"
 #include "timer/entry_plan.h"
-#include "vmm/exit/exit.h"
 #include "vmm/apic/housekeeper.h"
 #include "vmm/host/irq.h"
 #include "vmm/apic/vapic.h"

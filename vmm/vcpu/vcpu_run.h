@@ -11,6 +11,16 @@
 /* The vCPU loop: enters the guest until it ends. */
 void vcpu_run(struct vcpu *v);
 
+/* What an exit handler (vmm/exit/, and the APIC's in vmm/apic/) returns:
+ * 0 to go on running the vCPU, or -1 when it ended the guest
+ * (guest_end/vcpu_kill): vmm_handle_exit() passes that on and the run
+ * loop stops this vCPU at once. EXIT_RESUMABLE says the exit changed
+ * nothing but what vcpu_entry_idle() looks at (vmm/exit/exit_fast.c:
+ * CPUID, WRMSR to IA32_TSC_DEADLINE, the ICR writes vlapic_*_icr_fast()
+ * take and the interrupt window), so the vCPU may re-enter without the
+ * run loop's pre-entry work. */
+#define EXIT_RESUMABLE 1
+
 /* Makes v notice new pending work: a kick if it runs on another CPU. */
 void vcpu_kick(struct vcpu *v);
 

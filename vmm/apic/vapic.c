@@ -15,7 +15,7 @@
 #include "vmm/apic/vapic.h"
 #include "vmm/host/log.h"
 #include "vmm/host/mem.h"
-#include "vmm/exit/msr_bitmap.h"
+#include "vmm/vcpu/msr_bitmap.h"
 #include "vmm/host/percpu.h"
 #include "vmm/host/platform.h"
 #include "vmm/trace.h"

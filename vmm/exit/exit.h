@@ -18,23 +18,15 @@ struct exit_entry {
 	unsigned needs;
 };
 
-/* Reads the current exit's information and handles it, given its full
- * exit reason (vmx_read_exit_reason()): 0 to go on running the vCPU after
- * the pre-entry work, 1 to enter again at once (a resumable exit that
- * vcpu_entry_idle() let through; it loaded the preemption-timer count),
- * -1 when the guest has ended. */
-int vmm_handle_exit(struct vcpu *v, uint32_t reason);
+/* vmm_handle_exit(), which the run loop calls, is declared in
+ * vmm/vcpu/vcpu_run.h. */
 /* After a handler returned -1: the guest has ended (if it has not, that is
  * a tickvisor bug, and it ends now). Returns -1. */
 int vmm_exit_ended(struct vcpu *v);
 /* Once at boot, after the log options: whether exits are traced. */
 void vmm_exit_init(void);
 
-/* The host handler of the interrupt an external-interrupt exit
- * acknowledged (intr_info: its VM-exit interruption information), run
- * now; an acknowledged interrupt left unhandled stays in service and
- * blocks every vector of its priority class. */
-void exit_host_irq(uint32_t intr_info);
+/* exit_host_irq(), which the calibration probes call too: vmm/vcpu/vcpu_run.h. */
 
 /* The handlers of the APIC's exits (interrupt and NMI windows, APIC
  * access and write, EOI, TPR below threshold, the preemption timer) are

@@ -11,10 +11,9 @@
 #define VMM_EXIT_FAST_H
 
 #include "vmm/vcpu.h"
+#include "vmm/vcpu/vcpu_run.h"
 
-/* Before the vCPU first runs: the options the exit path reads (cached in
- * the vCPU) and the entry stub's hooks. */
-void exit_fast_init(struct vcpu *v);
+/* exit_fast_init(), which the run loop calls: vmm/vcpu/vcpu_run.h. */
 
 /* Nothing for the run loop to do before the next entry but loading the
  * VMX-preemption timer's count (vmm/exit/exit_fast.c says condition by

@@ -26,8 +26,8 @@ void vcpu_run(struct vcpu *v);
 
 /*
  * Calls up. vmm/vcpu/ includes nothing of vmm/exit/ and vmm/apic/ (the
- * arrows run exit -> apic -> vcpu), yet the run loop dispatches exits
- * and does the APIC and timer work before each entry, the calibration
+ * arrows run exit -> apic -> emul -> vcpu), yet the run loop dispatches
+ * exits and does the APIC and timer work before each entry, the calibration
  * probes drive posted interrupts and the guest TSC takes the
  * housekeeper's lock: the call cycles of docs/architecture.md ("Rooms").
  * What vmm/vcpu/ calls up there is declared here, next to its callers;

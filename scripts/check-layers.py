@@ -6,6 +6,10 @@ and assembly sources against the layer arrows of DESIGN.md and STYLE.md
 
     boot -> vmm -> {vmx, lapic, timer} -> drivers
 
+and, inside vmm/, between the rooms of one vCPU's work (issue 26.5):
+
+    exit -> apic -> emul -> vcpu
+
 Each rule prints the offending file:line and include, then one
 `PASS: layers/<rule>` or `FAIL: layers/<rule>` line (tests/harness.py counts
 them); the exit status is 1 if any rule failed. An include may only stay
@@ -48,10 +52,16 @@ LAYER = {"boot": 3, "vmm": 2, "vmm/exit": 2, "vmm/emul": 2, "vmm/apic": 2,
          "drivers": 0}
 SIBLINGS = {("lapic", "timer")}
 # vmm/'s rooms by job (issue 26.5): vmm/host is one of them, vmm/dev and
-# vmm/loader count as vmm/ itself. Any two of them may include each other
-# for now; the one-way arrows between them are a later step.
+# vmm/loader count as vmm/ itself. vmm/'s top (vmm/*.c, vmm/*.h, dev/,
+# loader/) is shared: it may include every room and every room may
+# include it (order); vmm/host includes nothing else of vmm/ (vmm-host).
 VMM_ROOMS = ("vmm/exit", "vmm/emul", "vmm/apic", "vmm/vcpu", "vmm/host")
 VMM_ALL = ("vmm",) + VMM_ROOMS
+# Between the rooms of a vCPU's work the includes point one way: a room
+# includes only those ranked below it (vmm-rooms). The calls that go back
+# up (the run loop dispatches exits, the APIC glue calls the exit fast
+# path) are declared in the lower room's header (docs/architecture.md).
+VMM_RANK = {"vmm/exit": 3, "vmm/apic": 2, "vmm/emul": 1, "vmm/vcpu": 0}
 
 
 def room(path):
@@ -125,6 +135,8 @@ RULES = [
      and not order_ok(s, d)),
     ("vmm-host", "vmm/host/ includes nothing of vmm/ outside vmm/host/",
      lambda s, d, b, n: s == "vmm/host" and d in VMM_ALL and d != "vmm/host"),
+    ("vmm-rooms", "vmm/exit -> vmm/apic -> vmm/emul -> vmm/vcpu, nothing backwards",
+     lambda s, d, b, n: s in VMM_RANK and d in VMM_RANK and VMM_RANK[d] > VMM_RANK[s]),
     ("no-vmx-below", "lapic/ and timer/ never include vmx/",
      lambda s, d, b, n: s in ("lapic", "timer") and d == "vmx"),
     ("efi-boot-only", "only boot/ includes GNU-EFI (<efi.h>, <efilib.h>)",

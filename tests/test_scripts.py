@@ -503,8 +503,11 @@ class CheckLayers(Tmp):
         "vmm/host/log.h": '#include "drivers/base.h"\n#include "timer/t.h"\n',
         "vmm/exit/exit.c": '#include "vmm/host/log.h"\n#include "vmx/vmx.h"\n',
         "vmm/guest.h": '#include "vmm/exit/exit.h"\n',      # vmm/ and its rooms both ways
-        "vmm/exit/exit.h": '#include "vmm/apic/vapic.h"\n',
-        "vmm/apic/vapic.h": '#include "vmm/guest.h"\n#include "vmm/host/log.h"\n',
+        "vmm/exit/exit.h": '#include "vmm/apic/vapic.h"\n#include "vmm/vcpu/vcpu_run.h"\n',
+        "vmm/apic/vapic.h": '#include "vmm/guest.h"\n#include "vmm/host/log.h"\n'
+                            '#include "vmm/emul/mmio.h"\n#include "vmm/vcpu/vcpu_run.h"\n',
+        "vmm/emul/mmio.h": '#include "vmm/vcpu/vcpu_run.h"\n',     # exit -> apic -> emul -> vcpu
+        "vmm/vcpu/vcpu_run.h": '#include "vmm/guest.h"\n#include "vmm/host/log.h"\n',
         "vmx/vmx.h": '#include "drivers/base.h"\n',
         "vmx/entry.asm": '%include "offsets.inc"\n',
         "lapic/vlapic.c": '#include "timer/t.h"\n',
@@ -531,7 +534,7 @@ class CheckLayers(Tmp):
         r = self.run_check({})
         self.assertEqual(r.returncode, 0, r.stdout)
         self.assertEqual(self.failed_rules(r.stdout), [])
-        self.assertEqual(r.stdout.count("PASS: layers/"), 7)
+        self.assertEqual(r.stdout.count("PASS: layers/"), 8)
 
     def test_each_rule_fails(self):
         cases = [
@@ -539,6 +542,11 @@ class CheckLayers(Tmp):
             ("timer/host.c", '#include "vmm/host/irq.h"\n', ["order"]),
             ("vmm/host/irq.c", '#include "vmm/exit/exit.c"\n', ["vmm-host"]),
             ("vmm/host/mem.c", '#include "vmm/guest.h"\n', ["vmm-host"]),
+            ("vmm/vcpu/vcpu_run.c", '#include "vmm/exit/exit.h"\n', ["vmm-rooms"]),
+            ("vmm/vcpu/vcpu_tsc.c", '#include "vmm/apic/vapic.h"\n', ["vmm-rooms"]),
+            ("vmm/vcpu/vcpu_x.h", '#include "vmm/emul/mmio.h"\n', ["vmm-rooms"]),
+            ("vmm/apic/vapic.c", '#include "vmm/exit/exit.h"\n', ["vmm-rooms"]),
+            ("vmm/emul/mmio.c", '#include "vmm/apic/vapic.h"\n', ["vmm-rooms"]),
             ("lapic/l.c", '#include "vmx/vmx.h"\n', ["no-vmx-below", "order"]),
             ("vmm/efi.c", "#include <efilib.h>\n", ["efi-boot-only"]),
             ("drivers/d.c", '#include "timer/t.h"\n', ["drivers-bottom", "order"]),

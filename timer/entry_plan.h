@@ -17,7 +17,7 @@
  * the same entry: a target that is due again comes back as an immediate
  * exit. The preemption-timer count is worked out from the plan's absolute
  * deadline at the last moment, because the timer counts in non-root mode
- * only (vmm/apic/vcpu_timer.h, vcpu_timer_load_preempt).
+ * only (vcpu_timer_load_preempt(), declared in vmm/vcpu/vcpu_run.h).
  *
  * Everything is inline: this is the path of every VM entry, and the
  * compiler keeps the plan in registers. Pure C, host-tested

@@ -17,7 +17,7 @@
 #include "vmm/apic/vapic.h"
 #include "vmm/host/log.h"
 #include "vmm/host/mem.h"
-#include "vmm/exit/msr_bitmap.h"
+#include "vmm/vcpu/msr_bitmap.h"
 #include "vmm/dev/acpi_tables.h"
 #include "vmm/dev/dev_power.h"
 #include "vmm/loader/linux.h"

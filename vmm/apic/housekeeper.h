@@ -19,6 +19,11 @@
 #define VMM_HOUSEKEEPER_H
 
 #include "vmm/vcpu.h"
+#include "vmm/vcpu/vcpu_run.h"
+
+/* housekeeper_timer_lock(), housekeeper_timer_unlock() and
+ * housekeeper_timer_cancel(), which vmm/vcpu/ calls, are declared in
+ * vmm/vcpu/vcpu_run.h. */
 
 /* Whether g's timers are posted (timer=posted; timer=auto where the CPU
  * has posted interrupts and virtual-interrupt delivery and a CPU is
@@ -33,29 +38,6 @@ int housekeeper_cpu(const struct guest *g);
 void housekeeper_run(void *guest);
 /* After the housekeeper and every vCPU have stopped. */
 void housekeeper_free(struct guest *g);
-
-void housekeeper_lock_timer(struct vcpu *v);
-void housekeeper_unlock_timer(struct vcpu *v);
-
-/* Around every access to v's timer state on v's own CPU. Unlock hands a
- * target that moved (v->timer_dirty) to the queue; without a housekeeper
- * both are a load and a branch. */
-static inline void housekeeper_timer_lock(struct vcpu *v)
-{
-	if (unlikely(v->guest->hk))
-		housekeeper_lock_timer(v);
-}
-
-static inline void housekeeper_timer_unlock(struct vcpu *v)
-{
-	if (unlikely(v->guest->hk))
-		housekeeper_unlock_timer(v);
-}
-
-/* v stops (INIT, or it leaves the guest): its timer leaves the queue, and
- * a notification the housekeeper sent before is taken here in root mode,
- * before anything empties the descriptor it announced. */
-void housekeeper_timer_cancel(struct vcpu *v);
 
 /* v halts in root mode (HLT exit): its own CPU serves its timer until it
  * is unparked (vcpu_timer_block). Without a housekeeper: nothing. */

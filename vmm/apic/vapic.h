@@ -2,15 +2,20 @@
 /*
  * A vCPU's virtual local APIC as vmm/ drives it: creation, the MSR and
  * MMIO interfaces, APIC virtualization (APICv) set-up, event injection
- * before VM entry, posted interrupts (vapic*.c; the handlers of the
- * APIC-related exits are declared with the others in vmm/exit/exit.h).
+ * before VM entry, posted interrupts (vapic*.c), and the handlers of the
+ * APIC-related exits that vmm/exit/exit.c's table calls.
  */
 #ifndef VMM_VAPIC_H
 #define VMM_VAPIC_H
 
 #include "lapic/vlapic.h"
 #include "vmm/vcpu.h"
+#include "vmm/vcpu/vcpu_run.h"
 #include "vmm/vcpu/vcpu_setup.h"
+
+/* vapic_mode_sync(), vapic_inject(), vapic_inject_init(), vapic_pi_clear(),
+ * vapic_pi_arm_empty() and vapic_pi_pending(), which vmm/vcpu/ calls, are
+ * declared in vmm/vcpu/vcpu_run.h. */
 
 /* Whether this guest uses APIC virtualization (option and CPU allow it). */
 bool vapic_apicv_usable(const struct guest *g, const char **why_not);
@@ -20,13 +25,17 @@ void vapic_guest_destroy(struct guest *g);
 void vapic_create(struct vcpu *v);
 /* Programs the (current) VMCS for the APIC, on the vCPU's own CPU. */
 void vapic_vcpu_init(struct vcpu *v);
-/* Re-programs EPT, MSR bitmap and VMCS controls after a mode/base change. */
-void vapic_mode_sync(struct vcpu *v);
 
 /* APIC MSRs (IA32_APIC_BASE, x2APIC range, TSC deadline): 0 or -1 (#GP);
- * a write may also return EXIT_RESUMABLE (vmm/exit/exit.h). */
+ * a write may also return EXIT_RESUMABLE (vmm/vcpu/vcpu_run.h). */
 int vapic_msr_read(struct vcpu *v, uint32_t msr, uint64_t *val);
 int vapic_msr_write(struct vcpu *v, uint32_t msr, uint64_t val);
+/* Defined by the exit fast path (vmm/exit/exit_fast.c), called by the
+ * IA32_TSC_DEADLINE write above: the exit/apic call cycle of
+ * docs/architecture.md. After such a write on the preemption-timer
+ * backend: re-arms the timer it moved, as vcpu_timer_before_entry() would
+ * before the next entry; returns EXIT_RESUMABLE. */
+int exit_fast_deadline_written(struct vcpu *v);
 /* Is gpa inside the vCPU's xAPIC MMIO page (xAPIC mode, APIC enabled)? */
 bool vapic_mmio_claims(struct vcpu *v, uint64_t gpa);
 /* Emulates the access that caused an EPT violation on the APIC page. */
@@ -35,11 +44,14 @@ int vapic_mmio(struct vcpu *v, uint64_t gpa, uint64_t qual);
 uint64_t vapic_read_cr8(struct vcpu *v);
 void vapic_write_cr8(struct vcpu *v, uint64_t val);
 
-/* Before every VM entry: NMIs and interrupts to inject, or the window
- * exits that will let them in; with APICv the RVI/SVI it evaluates. */
-void vapic_inject(struct vcpu *v);
-/* Before the vCPU first runs: what vapic_vid_guard() caches. */
-void vapic_inject_init(struct vcpu *v);
+/* The exits of those windows (vmm/apic/vapic_inject.c). */
+int exit_intr_window(struct vcpu *v);
+int exit_nmi_window(struct vcpu *v);
+/* The exits of the APIC page with APICv (vmm/apic/vapic_mmio.c). */
+int exit_apic_access(struct vcpu *v);
+int exit_apic_write(struct vcpu *v);
+int exit_eoi_induced(struct vcpu *v);
+int exit_tpr_below(struct vcpu *v);
 
 /* With virtual-interrupt delivery, does an entry with RFLAGS.IF = 0 arm
  * the interrupt window? On a CPU that the probe of vmm/vcpu/vcpu_calib.c found
@@ -81,9 +93,6 @@ static inline bool vapic_pi_idle(const struct vcpu *v)
 {
 	return !v->pi || (!READ_ONCE(v->pi_notified) && READ_ONCE(v->pi_on));
 }
-/* Posted requests not yet folded into IRR (ON set): a post already made
- * whose notification this CPU has not taken yet. */
-bool vapic_pi_pending(const struct vcpu *v);
 /* In root mode with interrupts off: if a post is outstanding, take its
  * notification here as a host interrupt (it is in this CPU's APIC once
  * the poster's IPI went out), so vapic_pi_sync() folds the descriptor
@@ -93,12 +102,12 @@ bool vapic_pi_pending(const struct vcpu *v);
 void vapic_pi_take_notification(struct vcpu *v);
 /* Registers the host handler of the notification vector (once, at boot). */
 void vapic_pi_host_init(void);
-/* vcpu_calib.c's probe 4: ON set, nothing posted. */
-void vapic_pi_arm_empty(struct vcpu *v);
-/* INIT: posted requests die with the rest of the APIC state. */
-void vapic_pi_clear(struct vcpu *v);
 
-/* TV_HC_INFO flags: APICv in use, timer backend. */
+/* TV_HC_INFO's flags (RCX; vmm/exit/hypercall.h has the other calls):
+ * APICv in use, timer backend, x2APIC offered. */
+#define TV_INFO_APICV       (1u << 0)
+#define TV_INFO_TIMER_SHIFT 1u          /* bits 3:1: 1 preempt, 2 lapic, 3 hpet, 4 posted */
+#define TV_INFO_X2APIC      (1u << 4)   /* x2APIC offered (x2apic=on) */
 uint32_t vapic_info_flags(struct vcpu *v);
 
 #endif

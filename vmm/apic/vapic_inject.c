@@ -15,7 +15,6 @@
  * later, unrelated VM exit.
  */
 #include "drivers/io.h"
-#include "vmm/exit/exit.h"
 #include "vmm/apic/vapic.h"
 #include "vmm/vcpu/vcpu_setup.h"
 #include "vmx/vmx.h"

@@ -8,7 +8,6 @@
  */
 #include "drivers/io.h"
 #include "drivers/string.h"
-#include "vmm/exit/exit.h"
 #include "vmm/apic/housekeeper.h"
 #include "vmm/host/log.h"
 #include "vmm/apic/vapic.h"

@@ -11,7 +11,6 @@
 #include "drivers/ioapic.h"
 #include "timer/entry_plan.h"
 #include "timer/timebase.h"
-#include "vmm/exit/exit.h"
 #include "vmm/apic/housekeeper.h"
 #include "vmm/host/irq.h"
 #include "vmm/apic/vapic.h"

@@ -11,10 +11,9 @@
 #define VMM_EXIT_FAST_H
 
 #include "vmm/vcpu.h"
+#include "vmm/vcpu/vcpu_run.h"
 
-/* Before the vCPU first runs: the options the exit path reads (cached in
- * the vCPU) and the entry stub's hooks. */
-void exit_fast_init(struct vcpu *v);
+/* exit_fast_init(), which the run loop calls: vmm/vcpu/vcpu_run.h. */
 
 /* Nothing for the run loop to do before the next entry but loading the
  * VMX-preemption timer's count (vmm/exit/exit_fast.c says condition by
@@ -30,9 +29,7 @@ int exit_fast_cpuid(struct guest_regs *regs);
 int exit_fast_wrmsr(struct guest_regs *regs);
 int exit_fast_apic_write(struct guest_regs *regs);
 
-/* After an IA32_TSC_DEADLINE write on the preemption-timer backend:
- * re-arms the timer it moved, as vcpu_timer_before_entry() would before
- * the next entry; returns EXIT_RESUMABLE. */
-int exit_fast_deadline_written(struct vcpu *v);
+/* exit_fast_deadline_written(), which the APIC's IA32_TSC_DEADLINE write
+ * calls, is declared next to it in vmm/apic/vapic.h. */
 
 #endif

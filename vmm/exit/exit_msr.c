@@ -9,7 +9,7 @@
 #include "vmm/exit/exit.h"
 #include "vmm/apic/vapic.h"
 #include "vmm/host/log.h"
-#include "vmm/exit/msr_bitmap.h"
+#include "vmm/vcpu/msr_bitmap.h"
 #include "vmm/vcpu/vcpu_run.h"
 #include "vmm/vcpu/vcpu_setup.h"
 #include "vmm/vcpu/vcpu_tsc.h"

@@ -19,8 +19,7 @@ enum tv_hypercall {
 
 #define TV_HC_PONG          0x7469636bull
 #define TV_HC_ERROR         (~0ull)
-#define TV_INFO_APICV       (1u << 0)
-#define TV_INFO_TIMER_SHIFT 1u          /* bits 3:1: 1 preempt, 2 lapic, 3 hpet, 4 posted */
-#define TV_INFO_X2APIC      (1u << 4)   /* x2APIC offered (x2apic=on) */
+/* TV_HC_INFO's flags (TV_INFO_*) are in vmm/apic/vapic.h, with
+ * vapic_info_flags() that builds them. */
 
 #endif

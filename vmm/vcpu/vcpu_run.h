@@ -1,15 +1,127 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* The vCPU run loop and the helpers exit handlers share. */
+/* The vCPU run loop, the helpers exit handlers share, and what vmm/vcpu/
+ * calls in the rooms above it. */
 #ifndef VMM_VCPU_RUN_H
 #define VMM_VCPU_RUN_H
 
 #include "drivers/io.h"
-#include "vmm/apic/vcpu_timer.h"
+#include "timer/host.h"
+#include "timer/preempt.h"
 #include "vmm/vcpu.h"
 #include "vmm/vcpu/vcpu_xstate.h"
+#include "vmx/vmx.h"
 
 /* The vCPU loop: enters the guest until it ends. */
 void vcpu_run(struct vcpu *v);
+
+/* What an exit handler (vmm/exit/, and the APIC's in vmm/apic/) returns:
+ * 0 to go on running the vCPU, or -1 when it ended the guest
+ * (guest_end/vcpu_kill): vmm_handle_exit() passes that on and the run
+ * loop stops this vCPU at once. EXIT_RESUMABLE says the exit changed
+ * nothing but what vcpu_entry_idle() looks at (vmm/exit/exit_fast.c:
+ * CPUID, WRMSR to IA32_TSC_DEADLINE, the ICR writes vlapic_*_icr_fast()
+ * take and the interrupt window), so the vCPU may re-enter without the
+ * run loop's pre-entry work. */
+#define EXIT_RESUMABLE 1
+
+/*
+ * Calls up. vmm/vcpu/ includes nothing of vmm/exit/ and vmm/apic/ (the
+ * arrows run exit -> apic -> emul -> vcpu), yet the run loop dispatches
+ * exits and does the APIC and timer work before each entry, the calibration
+ * probes drive posted interrupts and the guest TSC takes the
+ * housekeeper's lock: the call cycles of docs/architecture.md ("Rooms").
+ * What vmm/vcpu/ calls up there is declared here, next to its callers;
+ * each is defined where its prefix says, and that room's header names
+ * the ones it left here.
+ */
+
+/* vmm/exit/exit.c. Reads the current exit's information and handles it,
+ * given its full exit reason (vmx_read_exit_reason()): 0 to go on running
+ * the vCPU after the pre-entry work, 1 to enter again at once (a resumable
+ * exit that vcpu_entry_idle() let through; it loaded the preemption-timer
+ * count), -1 when the guest has ended. */
+int vmm_handle_exit(struct vcpu *v, uint32_t reason);
+/* The host handler of the interrupt an external-interrupt exit
+ * acknowledged (intr_info: its VM-exit interruption information), run
+ * now; an acknowledged interrupt left unhandled stays in service and
+ * blocks every vector of its priority class. */
+void exit_host_irq(uint32_t intr_info);
+
+/* vmm/exit/exit_fast.c. Before the vCPU first runs: the options the exit
+ * path reads (cached in the vCPU) and the entry stub's hooks. */
+void exit_fast_init(struct vcpu *v);
+
+/* vmm/apic/vapic.c. Re-programs EPT, MSR bitmap and VMCS controls after a
+ * mode/base change. */
+void vapic_mode_sync(struct vcpu *v);
+/* vmm/apic/vapic_inject.c. Before every VM entry: NMIs and interrupts to
+ * inject, or the window exits that will let them in; with APICv the
+ * RVI/SVI it evaluates. */
+void vapic_inject(struct vcpu *v);
+/* Before the vCPU first runs: what vapic_vid_guard() caches. */
+void vapic_inject_init(struct vcpu *v);
+/* vmm/apic/vapic_pi.c. Posted requests not yet folded into IRR (ON set):
+ * a post already made whose notification this CPU has not taken yet. */
+bool vapic_pi_pending(const struct vcpu *v);
+/* vcpu_calib.c's probe 4: ON set, nothing posted. */
+void vapic_pi_arm_empty(struct vcpu *v);
+/* INIT: posted requests die with the rest of the APIC state. */
+void vapic_pi_clear(struct vcpu *v);
+
+/* vmm/apic/vcpu_timer.c. */
+/* Before each entry: deliver a due expiry, arm the backend. Through the
+ * variant vcpu_timer_init() chose for the backend (posted or not) and the
+ * trace mask, so that the entry path tests neither. */
+static inline void vcpu_timer_before_entry(struct vcpu *v)
+{
+	v->timer_before_entry(v);
+}
+/*
+ * The VMX-preemption timer counts in non-root mode only (SDM Vol. 3C,
+ * "VMX-Preemption Timer"), so its count is worked out from the deadline
+ * arm_preempt() chose at the last moment, right before VMRESUME: root-mode
+ * work after the arming (the RVI/SVI sync of vapic_inject, which some
+ * entries do and others skip) would otherwise push the exit later by its
+ * own cost. A periodic timer's first tick, armed by an entry without that
+ * sync, came ~150 cycles earlier than every later tick (armed by entries
+ * with it) and showed as a constant drift of the whole series.
+ */
+static inline void vcpu_timer_load_preempt(struct vcpu *v)
+{
+	if (v->cached_pin_ctls & BIT(PIN_PREEMPT_TIMER))
+		vmwrite(VMCS_PREEMPT_TIMER_VALUE,
+			preempt_value(v->preempt_at, rdtsc(), timer_caps.preempt_rate));
+}
+/* After a VM entry that waited for an advanced timer (v->spin_target set):
+ * feed the tuner. */
+void vcpu_timer_after_entry(struct vcpu *v);
+/* vCPU INIT/reset: disarm every hardware timer of this vCPU. */
+void vcpu_timer_reset(struct vcpu *v);
+
+/* vmm/apic/housekeeper.c (timer=posted). */
+void housekeeper_lock_timer(struct vcpu *v);
+void housekeeper_unlock_timer(struct vcpu *v);
+
+/* Around every access to v's timer state on v's own CPU. Unlock hands a
+ * target that moved (v->timer_dirty) to the queue; without a housekeeper
+ * both are a load and a branch. */
+static inline void housekeeper_timer_lock(struct vcpu *v)
+{
+	if (unlikely(v->guest->hk))
+		housekeeper_lock_timer(v);
+}
+
+static inline void housekeeper_timer_unlock(struct vcpu *v)
+{
+	if (unlikely(v->guest->hk))
+		housekeeper_unlock_timer(v);
+}
+
+/* v stops (INIT, or it leaves the guest): its timer leaves the queue, and
+ * a notification the housekeeper sent before is taken here in root mode,
+ * before anything empties the descriptor it announced. */
+void housekeeper_timer_cancel(struct vcpu *v);
+
 
 /* Makes v notice new pending work: a kick if it runs on another CPU. */
 void vcpu_kick(struct vcpu *v);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* The guest TSC: host TSC + offset, with IA32_TSC_ADJUST kept in step. */
 #include "drivers/io.h"
-#include "vmm/apic/housekeeper.h"
+#include "vmm/vcpu/vcpu_run.h"
 #include "vmm/vcpu/vcpu_tsc.h"
 #include "vmx/vmx.h"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "drivers/io.h"
 #include "drivers/string.h"
-#include "vmm/exit/msr_bitmap.h"
+#include "vmm/vcpu/msr_bitmap.h"
 #include "vmm/host/mem.h"
 
 /* MSRs the guest reads and writes directly: their guest values live in

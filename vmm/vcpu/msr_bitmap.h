@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* MSR bitmaps: which guest MSR accesses exit. */
+/* MSR bitmaps: which guest MSR accesses exit. Part of a vCPU's VMCS
+ * set-up (vcpu_setup.c points the VMCS at it), below the exit handlers
+ * (EFER, exit_msr.c) and the APIC glue (the x2APIC range, vapic.c) that
+ * change its bits. */
 #ifndef VMM_MSR_BITMAP_H
 #define VMM_MSR_BITMAP_H
 

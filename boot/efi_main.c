@@ -7,9 +7,7 @@
 #include <stdarg.h>
 #include "boot/config.h"
 #include "boot/efi.h"
-#include "drivers/acpi.h"
 #include "drivers/fmt.h"
-#include "drivers/serial.h"
 #include "drivers/string.h"
 #include "vmm/host/log.h"
 #include "vmm/host/power.h"

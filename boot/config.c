@@ -74,32 +74,110 @@ static bool parse_u64(const char *s, uint64_t *out, bool suffix)
 	return true;
 }
 
+/* 0xHEX up to max, digits only after the prefix. */
+static bool parse_hex(const char *s, uint64_t max, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (s[0] != '0' || (s[1] != 'x' && s[1] != 'X') || !s[2])
+		return false;
+	for (s += 2; *s; s++) {
+		unsigned d = *s >= '0' && *s <= '9' ? (unsigned)(*s - '0') :
+			     *s >= 'a' && *s <= 'f' ? (unsigned)(*s - 'a' + 10) :
+			     *s >= 'A' && *s <= 'F' ? (unsigned)(*s - 'A' + 10) : 16u;
+
+		if (d > 15 || v > max)
+			return false;
+		v = v * 16 + d;
+	}
+	if (v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
 /* An I/O port for a 16550: 0xHEX or decimal, 1 to 0xfff8 (its eight
  * registers inside the 64 KiB I/O space). */
 static bool parse_port(const char *s, uint16_t *port)
 {
-	uint64_t v = 0;
+	bool hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+	uint64_t v;
 
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		s += 2;
-		if (!*s)
-			return false;
-		for (; *s; s++) {
-			unsigned d = *s >= '0' && *s <= '9' ? (unsigned)(*s - '0') :
-				     *s >= 'a' && *s <= 'f' ? (unsigned)(*s - 'a' + 10) :
-				     *s >= 'A' && *s <= 'F' ? (unsigned)(*s - 'A' + 10) : 16u;
-
-			if (d > 15 || v > 0xffff)
-				return false;
-			v = v * 16 + d;
-		}
-	} else if (!parse_u64(s, &v, false)) {
+	if (hex ? !parse_hex(s, 0xffff, &v) : !parse_u64(s, &v, false))
 		return false;
-	}
 	if (!v || v > 0xfff8)
 		return false;
 	*port = (uint16_t)v;
 	return true;
+}
+
+#define SERIAL_FORMS "auto, none, an I/O port (0x3f8, 0x2f8...), mmio:0xADDR or mmio32:0xADDR, " \
+		     "each with an optional ,BAUD"
+
+/* An MMIO 16550's base: hex, not 0, aligned to the span of its eight
+ * registers (8 or 32 bytes: no real UART's block is less aligned, and
+ * the block then never crosses a page), inside physical address space. */
+static int parse_serial_mmio(struct cfg_ctx *x, struct serial_uart *u, const char *a,
+			     const char *val)
+{
+	uint64_t span = serial_span(u);
+
+	if (!parse_hex(a, UINT64_MAX >> 4, &u->base))
+		return cfg_error(x, "serial=mmio: the address must be hexadecimal (0xfe032000), not",
+				 val);
+	if (!u->base)
+		return cfg_error(x, "serial=mmio: the address must not be 0:", val);
+	if (u->base % span)
+		return cfg_error(x, span == 32 ? "serial=mmio32: the address must be a multiple of 32 "
+				 "(eight 32-bit registers), not" : "serial=mmio: the address must be "
+				 "a multiple of 8 (eight byte registers), not", val);
+	if (u->base > SERIAL_MMIO_LIMIT - span)
+		return cfg_error(x, "serial=mmio: the address is beyond 52-bit physical address "
+				 "space:", val);
+	return 0;
+}
+
+/* serial=PORT[,BAUD] | mmio:ADDR[,BAUD] | mmio32:ADDR[,BAUD]. Without a
+ * baud rate (serial_baud 0) an I/O-port UART runs at 115200, an MMIO one
+ * keeps what the firmware set: its clock need not be the PC's 1.8432 MHz
+ * (boot/efi_serial.c). */
+static int parse_serial_uart(struct cfg_ctx *x, struct tv_options *o, const char *val)
+{
+	struct serial_uart u = { SERIAL_SPACE_IO, 0 };
+	const char *a = val, *comma = strchr(val, ',');
+	uint64_t baud = 0;
+	char addr[32];
+	uint16_t port;
+
+	if (!strncmp(val, "mmio:", 5)) {
+		u.space = SERIAL_SPACE_MMIO8;
+		a += 5;
+	} else if (!strncmp(val, "mmio32:", 7)) {
+		u.space = SERIAL_SPACE_MMIO32;
+		a += 7;
+	}
+	if (strlcpy(addr, a, sizeof(addr)) >= sizeof(addr) ||
+	    (comma && comma - a >= (ptrdiff_t)sizeof(addr)))
+		return cfg_error(x, "serial must be " SERIAL_FORMS ", not", val);
+	if (comma) {
+		addr[comma - a] = 0;
+		if (!parse_u64(comma + 1, &baud, false) || baud > UINT32_MAX ||
+		    !serial_baud_valid((uint32_t)baud))
+			return cfg_error(x, "serial: the baud rate must be 9600, 19200, 38400, "
+					 "57600 or 115200, not", val);
+	}
+	if (u.space != SERIAL_SPACE_IO) {
+		if (parse_serial_mmio(x, &u, addr, val))
+			return -1;
+	} else if (parse_port(addr, &port)) {
+		u.base = port;
+	} else {
+		return cfg_error(x, "serial must be " SERIAL_FORMS ", not", val);
+	}
+	o->serial = SERIAL_UART;
+	o->serial_uart = u;
+	o->serial_baud = (uint32_t)baud;
+	return 0;
 }
 
 static void options_default(struct tv_options *o)
@@ -211,14 +289,8 @@ static int parse_option(struct cfg_ctx *x, struct tv_options *o,
 			o->serial = SERIAL_AUTO;
 		} else if (!strcmp(val, "none")) {
 			o->serial = SERIAL_NONE;
-		} else if (!strncmp(val, "mmio:", 5)) {
-			return cfg_error(x, "serial=mmio: MMIO UARTs are not supported; use auto, none "
-					 "or an I/O port, not", val);
-		} else if (parse_port(val, &o->serial_port)) {
-			o->serial = SERIAL_PORT;
-		} else {
-			return cfg_error(x, "serial must be auto, none or an I/O port (0x3f8, 0x2f8...), "
-					 "not", val);
+		} else if (parse_serial_uart(x, o, val)) {
+			return -1;
 		}
 		o->set |= OPT_SET_SERIAL;
 	} else if (!strcmp(key, "console")) {
@@ -634,7 +706,8 @@ static void options_overlay(struct tv_options *dst, const struct tv_options *src
 		dst->console = src->console;
 	if (src->set & OPT_SET_SERIAL) {
 		dst->serial = src->serial;
-		dst->serial_port = src->serial_port;
+		dst->serial_uart = src->serial_uart;
+		dst->serial_baud = src->serial_baud;
 	}
 	dst->set |= src->set;
 }

@@ -46,6 +46,17 @@ void efi_enum_cpus(struct boot_info *bi);
 /* ACPI RSDP from the configuration table (2.0 preferred), or 0. */
 uint64_t efi_find_rsdp(void);
 
+/* Whether [base, base+size) overlaps RAM (enum mem_type's RAM types)
+ * by the UEFI memory map. */
+bool efi_range_is_ram(uint64_t base, uint64_t size);
+
+/* The serial port (boot/efi_serial.c): COM1 if a 16550 answers there,
+ * from the first line on; whether the firmware's console writes that
+ * UART itself; then the UART serial= (or the ACPI SPCR) names. */
+void efi_serial_early(void);
+bool efi_serial_fw_writes(void);
+void efi_serial_apply(const struct tv_options *o, uint64_t rsdp);
+
 /* Reads load options as ASCII; false when absent or not printable text
  * (some boot managers pass binary data). */
 bool efi_load_options(EFI_HANDLE image, char *buf, size_t len, size_t *raw_size);

@@ -7,9 +7,7 @@
 #include <stdarg.h>
 #include "boot/config.h"
 #include "boot/efi.h"
-#include "drivers/acpi.h"
 #include "drivers/fmt.h"
-#include "drivers/serial.h"
 #include "drivers/string.h"
 #include "vmm/host/log.h"
 #include "vmm/host/power.h"
@@ -210,95 +208,6 @@ static void read_config(EFI_HANDLE image, struct boot_info *bi)
 	trace_mask = bi->cfg.trace_mask;
 }
 
-/* serial=: which 16550 the log (and every guest's COM1 output) goes to
- * from here on. Lines so far went to COM1 if it answered. */
-static bool conout_uart;        /* the firmware's console writes a UART */
-static bool com1;               /* a 16550 answers at 0x3f8 */
-
-/* serial=auto on a machine whose ACPI SPCR names its console UART: that
- * port (and baud rate) when it is an I/O-port 16550, else 0 with a line
- * that says why it is not used. */
-static uint16_t spcr_port(uint64_t rsdp, uint32_t *baud)
-{
-	static struct acpi_info a;
-	const struct acpi_gas *g = &a.spcr_base;
-
-	if (!rsdp || acpi_parse(&a, rsdp, acpi_map_identity, NULL, NULL, 0) || !a.has_spcr)
-		return 0;
-	if (a.spcr_type != ACPI_SPCR_16550 && a.spcr_type != ACPI_SPCR_16450 &&
-	    a.spcr_type != ACPI_SPCR_16550_GAS) {
-		pr_info("serial: ACPI SPCR names a UART of interface type %#x, not a 16550: "
-			"not used", a.spcr_type);
-		return 0;
-	}
-	if (g->space_id != ACPI_GAS_IO || !g->address || g->address > 0xfff8) {
-		pr_info("serial: ACPI SPCR names a 16550 at %#lx in address space %u; only I/O "
-			"ports are supported: not used", (unsigned long)g->address, g->space_id);
-		return 0;
-	}
-	if (!serial_probe((uint16_t)g->address)) {
-		pr_info("serial: ACPI SPCR names a 16550 at %#lx, but none answers there: not used",
-			(unsigned long)g->address);
-		return 0;
-	}
-	*baud = a.spcr_baud;
-	return (uint16_t)g->address;
-}
-
-/* Moves the log to the 16550 at port (from serial= or the SPCR). */
-static void serial_move(uint16_t port, uint32_t baud, bool spcr)
-{
-	bool answers = serial_probe(port), fw_writes;
-
-	if (!answers)
-		pr_warn("serial: no 16550 answers at %#x (its scratch register keeps nothing); "
-			"writing to it regardless", port);
-	if (port != serial_port() || baud) {
-		/* The firmware's serial console is taken to be on the
-		 * first UART there is: COM1 if it answers, else this one.
-		 * Where it writes, its lines are there already. */
-		fw_writes = conout_uart && (port == SERIAL_COM1 ? com1 : !com1 && answers);
-		log_flush();
-		serial_init_baud(port, baud);
-		log_set_serial(!fw_writes);
-		/* Before the line below, which would be repeated too. */
-		if (!fw_writes && port != SERIAL_COM1)
-			log_serial_switched(true);
-	}
-	if (spcr)
-		pr_info("serial: 16550 at %#x, %u baud (ACPI SPCR)", port, baud ? baud : 115200u);
-	else
-		pr_info("serial: 16550 at %#x, 115200 baud (serial=%#x)", port, port);
-}
-
-static void apply_serial(const struct tv_options *o, uint64_t rsdp)
-{
-	uint32_t baud = 0;
-	uint16_t port;
-
-	switch (o->serial) {
-	case SERIAL_NONE:
-		if (serial_port())
-			pr_info("serial: off (serial=none): the log is on the screen only");
-		log_flush();
-		serial_init(0);
-		break;
-	case SERIAL_PORT:
-		serial_move(o->serial_port, 0, false);
-		break;
-	case SERIAL_AUTO:
-		if ((port = spcr_port(rsdp, &baud))) {
-			serial_move(port, baud, true);
-			break;
-		}
-		if (!serial_port())
-			pr_info("serial: no 16550 at COM1 (0x3f8): the log is on the screen only "
-				"(serial=PORT names another)");
-		break;
-	}
-	log_serial_switched(false);     /* the port is settled: no more lines kept */
-}
-
 /* Guest paths are relative to the config file's folder unless absolute;
  * the result uses '\' throughout, as UEFI does. */
 static void resolve_path(const struct boot_info *bi, const char *p, char *out, size_t n)
@@ -365,6 +274,31 @@ static enum mem_type efi_mem_type(UINT32 t)
 	case EfiMemoryMappedIOPortSpace: return MEM_MMIO;
 	default:                        return MEM_RESERVED;
 	}
+}
+
+bool efi_range_is_ram(uint64_t base, uint64_t size)
+{
+	UINTN msize = 0, key, dsize = 0;
+	UINT32 ver;
+	void *map = NULL;
+	bool ram = false;
+
+	BS->GetMemoryMap(&msize, NULL, &key, &dsize, &ver);
+	msize += MMAP_SLACK_DESCS * dsize;
+	if (!dsize || EFI_ERROR(BS->AllocatePool(EfiLoaderData, msize, &map)))
+		efi_fail("cannot read the UEFI memory map");
+	if (EFI_ERROR(BS->GetMemoryMap(&msize, map, &key, &dsize, &ver)))
+		efi_fail("cannot read the UEFI memory map");
+	for (UINTN off = 0; off < msize; off += dsize) {
+		const EFI_MEMORY_DESCRIPTOR *d = (const void *)((char *)map + off);
+		uint64_t end = d->PhysicalStart + d->NumberOfPages * EFI_PAGE_SIZE;
+
+		if (mem_type_is_ram(efi_mem_type(d->Type)) && d->PhysicalStart < base + size &&
+		    base < end)
+			ram = true;
+	}
+	BS->FreePool(map);
+	return ram;
 }
 
 /* After EBS: rewrite the descriptors in place as struct mem_range (no
@@ -452,11 +386,9 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	RT = systab->RuntimeServices;
 	/* COM1 until the configuration names another port; where nothing
 	 * answers at 0x3f8 (most laptops) the log is on the screen alone. */
-	conout_uart = efi_conout_has_uart();
-	com1 = serial_probe(SERIAL_COM1);
-	serial_init(com1 ? SERIAL_COM1 : 0);
+	efi_serial_early();
 	log_set_console(console_write);
-	log_set_serial(!(conout_uart && com1));
+	log_set_serial(!efi_serial_fw_writes());
 	BS->SetWatchdogTimer(0, 0, 0, NULL);
 	pr_info("tickvisor %s (git %s), BSD-2-Clause", TV_VERSION, TV_GIT_REV);
 
@@ -468,7 +400,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	efi_enum_cpus(bi);
 	read_config(image, bi);
 	bi->rsdp = efi_find_rsdp();
-	apply_serial(&bi->cfg.opts, bi->rsdp);
+	efi_serial_apply(&bi->cfg.opts, bi->rsdp);
 	load_guests(image, bi);
 	efi_check_vmx(bi);
 	bi->screen_none = efi_gop_screen(&bi->screen);

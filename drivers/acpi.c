@@ -581,8 +581,20 @@ static bool acpi_parse_fadt(struct acpi_walk *w, const uint8_t *t, uint32_t len)
 
 /* --- SPCR ----------------------------------------------------------------- */
 
-/* The table is kept as found; whether tickvisor can drive that UART (an
- * I/O-port 16550) is the caller's call, which it names. */
+/* Register width of a UART's GAS (acpi_info.spcr_reg_bytes). */
+static uint8_t acpi_gas_reg_bytes(const struct acpi_gas *g)
+{
+	if (g->access_size >= 1 && g->access_size <= 4)
+		return (uint8_t)(1u << (g->access_size - 1));
+	if (!g->access_size && (g->bit_width == 8 || g->bit_width == 16 ||
+				g->bit_width == 32 || g->bit_width == 64))
+		return g->bit_width / 8;
+	return 0;
+}
+
+/* The table is kept as found; whether tickvisor can drive that UART (a
+ * 16550 by I/O port, or in memory with byte or 32-bit registers) is the
+ * caller's call, which it names. */
 static bool acpi_parse_spcr(struct acpi_walk *w, const uint8_t *t, uint32_t len)
 {
 	static const uint32_t bauds[8] = { [3] = 9600, [4] = 19200, [6] = 57600, [7] = 115200 };
@@ -603,6 +615,7 @@ static bool acpi_parse_spcr(struct acpi_walk *w, const uint8_t *t, uint32_t len)
 	out->has_spcr = true;
 	out->spcr_type = t[ACPI_SPCR_TYPE];
 	acpi_get_gas(&out->spcr_base, t + ACPI_SPCR_BASE);
+	out->spcr_reg_bytes = acpi_gas_reg_bytes(&out->spcr_base);
 	out->spcr_baud = bauds[baud];
 	return true;
 }

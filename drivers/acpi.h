@@ -252,6 +252,10 @@ struct acpi_info {
 	bool has_spcr;
 	uint8_t spcr_type;              /* enum acpi_spcr_type, or another type */
 	struct acpi_gas spcr_base;
+	/* Bytes per register, which is also their stride: the GAS's access
+	 * size where it gives one (1: byte, 3: dword), else its bit width
+	 * (8, 32); 0 when neither says 1, 2, 4 or 8 bytes. */
+	uint8_t spcr_reg_bytes;
 	uint32_t spcr_baud;             /* bits per second; 0: as the firmware set it */
 
 	/* Problems that did not stop parsing, e.g. "HPET: bad checksum,

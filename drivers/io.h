@@ -80,6 +80,8 @@ static inline void halt(void) { __asm__ volatile("hlt" ::: "memory"); }
  * again. One asm, so nothing slips between STI's shadow and HLT. */
 static inline void wait_for_interrupt(void) { __asm__ volatile("sti; hlt; cli" ::: "memory"); }
 
+static inline uint8_t mmio_read8(uint64_t addr) { return *(volatile uint8_t *)addr; }
+static inline void mmio_write8(uint64_t addr, uint8_t v) { *(volatile uint8_t *)addr = v; }
 static inline uint32_t mmio_read32(uint64_t addr) { return *(volatile uint32_t *)addr; }
 static inline void mmio_write32(uint64_t addr, uint32_t v) { *(volatile uint32_t *)addr = v; }
 static inline uint64_t mmio_read64(uint64_t addr) { return *(volatile uint64_t *)addr; }

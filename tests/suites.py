@@ -1071,6 +1071,19 @@ PLATFORM_SUITES = [
     PlatformSuite("tcg-spcr-nothing", acpi_tables=("spcr-com2",), expect=[
         r"^tickvisor: serial: ACPI SPCR names a 16550 at 0x2f8, but none answers there: "
         r"not used$"], reject=[r"^tickvisor: serial: 16550 at"]),
+    # MMIO 16550s (issue 21.3). No emulator here has one on x86 (QEMU's
+    # pci-serial has an I/O BAR; docs/hardware.md), so what a TCG boot
+    # can show is the refusals: an SPCR naming an MMIO 16550 with 32-bit
+    # registers (an Intel LPSS UART's form) where nothing answers is
+    # probed and not used, the log stays on COM1 ...
+    PlatformSuite("tcg-spcr-mmio-absent", acpi_tables=("spcr-mmio-absent",), expect=[
+        r"^tickvisor: serial: ACPI SPCR names an MMIO 16550 at 0xfe030000 that does not "
+        r"answer: not used$"], reject=[r"^tickvisor: serial: 16550 at"]),
+    # ... one inside RAM by the UEFI memory map is refused unprobed ...
+    PlatformSuite("tcg-spcr-mmio-ram", acpi_tables=("spcr-mmio-ram",), expect=[
+        r"^tickvisor: serial: ACPI SPCR names an MMIO 16550 at 0x1000000, inside RAM by the "
+        r"UEFI memory map: not used$"],
+        reject=[r"^tickvisor: serial: 16550 at", r"does not answer"]),
     # Issue 22.7: boot-services memory stays the firmware's (OVMF: 37-39 MiB).
     PlatformSuite("tcg-512m", megs=512, expect=[
         r"^tickvisor: memory: [34]\d\d MiB free for guests and tickvisor \(largest block "
@@ -1227,6 +1240,26 @@ class ScreenSuite(PlatformSuite):
 
 
 SUITES.append(ScreenSuite("tcg-screen"))
+
+
+class ConfigRefusalSuite(Suite):
+    """A configuration tickvisor refuses before ExitBootServices (QEMU
+    TCG, q35, COM1): the error line, then final status 1 and nothing
+    of the platform bring-up after it."""
+
+    def __init__(self, name, config, error):
+        super().__init__(name, config, emu="tcg", status=1, timeout=120, expect=[
+            r"^tickvisor: tickvisor \S+ \(git \S+\), BSD-2-Clause$", error,
+            r"^tickvisor: final status 1$"], reject=[r"^tickvisor: platform: "])
+        self.machine, self.debug_exit, self.uart = "q35", True, "com1"
+
+
+# serial=mmio32: at an address that is RAM by the UEFI memory map: a typo,
+# not a UART, refused before anything writes there (issue 21.3).
+SUITES.append(ConfigRefusalSuite(
+    "tcg-serial-mmio-ram", "log=info\nserial=mmio32:0x1000000,115200\n",
+    r"^tickvisor: error: serial=mmio32:0x1000000,115200: 0x1000000 is RAM by the UEFI memory "
+    r"map, not a UART$"))
 
 
 class NoSerialScreenSuite(Suite):

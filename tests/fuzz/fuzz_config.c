@@ -10,7 +10,9 @@
  *    names and paths non-empty and terminated, distinct names, 1..64
  *    vCPUs, a cpus= list as long as vcpus with distinct CPUs below 64,
  *    memory 2 MiB..3 GiB in 2 MiB steps, at most 8 modules, options
- *    within their enums and limits;
+ *    within their enums and limits (serial=: an I/O port 1..0xfff8, an
+ *    MMIO address non-zero, aligned to its registers' span and below
+ *    2^52, a baud rate 0 or one serial_baud_valid() takes);
  *  - parsing is deterministic, and a comment line appended changes
  *    nothing.
  */
@@ -28,6 +30,23 @@ static bool terminated(const char *s, size_t size)
 	return memchr(s, 0, size) != NULL;
 }
 
+static void check_serial(const struct tv_options *o)
+{
+	const struct serial_uart *u = &o->serial_uart;
+
+	FUZZ_CHECK(o->serial <= SERIAL_UART);
+	if (o->serial != SERIAL_UART)
+		return;
+	FUZZ_CHECK(!o->serial_baud || serial_baud_valid(o->serial_baud));
+	FUZZ_CHECK(u->space <= SERIAL_SPACE_MMIO32);
+	if (u->space == SERIAL_SPACE_IO) {
+		FUZZ_CHECK(u->base >= 1 && u->base <= 0xfff8);
+		return;
+	}
+	FUZZ_CHECK(u->base && u->base % serial_span(u) == 0);
+	FUZZ_CHECK(u->base + serial_span(u) <= SERIAL_MMIO_LIMIT);
+}
+
 static void check_options(const struct tv_options *o)
 {
 	FUZZ_CHECK((unsigned)o->timer < TIMER_SEL_NR);
@@ -38,8 +57,9 @@ static void check_options(const struct tv_options *o)
 	FUZZ_CHECK(o->min_period_us <= 1000000);
 	FUZZ_CHECK(o->housekeeping == HOUSEKEEPING_AUTO ||
 		   (o->housekeeping >= 0 && o->housekeeping < (int32_t)TV_MAX_CPUS));
-	FUZZ_CHECK(o->end <= END_WAIT && o->console <= CONSOLE_BOTH);
-	FUZZ_CHECK(!(o->set & ~(uint32_t)BITS(10, 0)));
+	FUZZ_CHECK(o->end <= END_RESET && o->console <= CONSOLE_BOTH);
+	FUZZ_CHECK(!(o->set & ~(uint32_t)BITS(11, 0)));
+	check_serial(o);
 }
 
 static void check_guest(const struct tv_config *c, uint32_t i, unsigned lines)
@@ -66,7 +86,7 @@ static void check_guest(const struct tv_config *c, uint32_t i, unsigned lines)
 		FUZZ_CHECK(terminated(g->modules[j].path, TV_PATH_LEN) && g->modules[j].path[0]);
 	FUZZ_CHECK(g->cfg_line >= 1 && g->cfg_line <= lines);
 	check_options(&g->opts);
-	FUZZ_CHECK(!(g->opts.set & (OPT_SET_END | OPT_SET_CONSOLE)));
+	FUZZ_CHECK(!(g->opts.set & (OPT_SET_END | OPT_SET_CONSOLE | OPT_SET_SERIAL)));
 }
 
 /* Field by field: padding is not part of the result (a compound literal
@@ -78,6 +98,8 @@ static bool same_options(const struct tv_options *a, const struct tv_options *b)
 	       a->min_period_us == b->min_period_us && a->mmio_strict == b->mmio_strict &&
 	       a->x2apic == b->x2apic && a->housekeeping == b->housekeeping &&
 	       a->if0_quirks == b->if0_quirks && a->end == b->end && a->console == b->console &&
+	       a->serial == b->serial && a->serial_uart.space == b->serial_uart.space &&
+	       a->serial_uart.base == b->serial_uart.base && a->serial_baud == b->serial_baud &&
 	       a->set == b->set;
 }
 
@@ -188,7 +210,7 @@ static void fuzz_load_options(const char *line)
 		return;
 	}
 	FUZZ_CHECK(lvl <= LOG_TRACE && !(trace & ~TRACE_ALL));
-	FUZZ_CHECK(!(o.set & ~(uint32_t)BITS(10, 0)));
+	FUZZ_CHECK(!(o.set & ~(uint32_t)BITS(11, 0)));
 	/* the file's globals, overlaid: still in range everywhere */
 	config_resolve(&cfg, &o, lvl, trace, lvl_set);
 	check_options(&cfg.opts);

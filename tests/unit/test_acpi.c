@@ -1255,6 +1255,55 @@ static void test_spcr(void **state)
 	assert_string_equal(a.notes[0], "SPCR: too short (length 79 < 80), table ignored");
 }
 
+/* An MMIO 16550 (GAS space 0): the register width, which is also the
+ * stride, from the GAS's access size where it has one, else its bit
+ * width. Intel's LPSS UARTs: 32 bits, dword access; a byte-register
+ * 16550 (SPCR revision 2 GAS): 8 bits. */
+static void spcr_mmio(struct tmem *m, struct acpi_info *a, uint8_t width, uint8_t access,
+		      uint8_t baud)
+{
+	struct tb t;
+
+	spcr_init(&t, ACPI_SPCR_16550_GAS, ACPI_GAS_MEMORY, 0xfe032000, baud, ACPI_SPCR_LEN);
+	gas_at(t.d + ACPI_SPCR_BASE, ACPI_GAS_MEMORY, width, access, 0x4010032000ull);
+	parse_spcr(m, &t, a);
+	assert_true(a->has_spcr);
+	assert_int_equal(a->spcr_type, ACPI_SPCR_16550_GAS);
+	assert_int_equal(a->spcr_base.space_id, ACPI_GAS_MEMORY);
+	assert_int_equal(a->spcr_base.address, 0x4010032000ull);
+}
+
+static void test_spcr_mmio(void **state)
+{
+	struct tmem *m = *state;
+	struct acpi_info a;
+
+	spcr_mmio(m, &a, 32, 3, 7);
+	assert_int_equal(a.spcr_reg_bytes, 4);
+	assert_int_equal(a.spcr_baud, 115200);
+	assert_int_equal(a.spcr_base.bit_width, 32);
+	assert_int_equal(a.spcr_base.access_size, 3);
+	spcr_mmio(m, &a, 32, 0, 0);             /* access size undefined: the width */
+	assert_int_equal(a.spcr_reg_bytes, 4);
+	assert_int_equal(a.spcr_baud, 0);
+	spcr_mmio(m, &a, 8, 1, 6);
+	assert_int_equal(a.spcr_reg_bytes, 1);
+	assert_int_equal(a.spcr_baud, 57600);
+	spcr_mmio(m, &a, 8, 0, 4);
+	assert_int_equal(a.spcr_reg_bytes, 1);
+	assert_int_equal(a.spcr_baud, 19200);
+	spcr_mmio(m, &a, 32, 1, 7);             /* the access size wins */
+	assert_int_equal(a.spcr_reg_bytes, 1);
+	spcr_mmio(m, &a, 16, 2, 7);             /* kept, for the caller to refuse */
+	assert_int_equal(a.spcr_reg_bytes, 2);
+	spcr_mmio(m, &a, 0, 0, 7);              /* says nothing */
+	assert_int_equal(a.spcr_reg_bytes, 0);
+	spcr_mmio(m, &a, 24, 0, 7);
+	assert_int_equal(a.spcr_reg_bytes, 0);
+	spcr_mmio(m, &a, 32, 5, 7);             /* not an access size */
+	assert_int_equal(a.spcr_reg_bytes, 0);
+}
+
 /* --- FADT ------------------------------------------------------------------- */
 
 static void parse_fadt(struct tmem *m, struct tb *t, struct acpi_info *a)
@@ -1522,6 +1571,7 @@ int main(void)
 		T(test_madt_isos),
 		T(test_hpet_not_memory),
 		T(test_spcr),
+		T(test_spcr_mmio),
 		T(test_fadt_rev1_short),
 		T(test_fadt_x_fields),
 		T(test_fadt_hw_reduced),

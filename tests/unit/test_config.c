@@ -666,12 +666,21 @@ static void test_console(void **state)
 	assert_int_equal(cfg.opts.console, CONSOLE_SCREEN);
 }
 
-/* serial= (issue 21.3): global only; an I/O port names a 16550 by its
- * base, whose eight registers must fit the 64 KiB I/O space. */
+/* serial= (issue 21.3): global only. An I/O port names a 16550 by its
+ * base, whose eight registers must fit the 64 KiB I/O space; mmio: and
+ * mmio32: one in memory with byte or 32-bit registers, at an address
+ * aligned to their span (8 or 32 bytes); each takes an optional ,BAUD
+ * from the rates the PC's divisor latch gives exactly. */
 static void test_serial(void **state)
 {
 	static const char *const bad_ports[] = { "0xfff9", "0", "0x", "0x10000000000000003f8",
-						 "com2" };
+						 "com2", "mmio", "mmio16:0xfe000000", ",115200",
+						 "0x2f8;9600",
+						 "mmio:0x1234567890abcdef0123456789abcdef" };
+	static const char *const bad_bauds[] = { "0x2f8,0", "0x2f8,", "0x2f8,9601",
+						 "mmio:0xfe000000,230400", "mmio32:0xfe000000,fast",
+						 "mmio:0xfe000000,4294977896", "0x2f8,9600,n8" };
+	char text[96], msg[256];
 
 	parse_ok("");
 	assert_int_equal(cfg.opts.serial, SERIAL_AUTO);
@@ -679,32 +688,89 @@ static void test_serial(void **state)
 	assert_int_equal(cfg.opts.serial, SERIAL_NONE);
 	assert_int_equal(cfg.opts.set, OPT_SET_SERIAL);
 	parse_ok("serial=0x2f8");
-	assert_int_equal(cfg.opts.serial, SERIAL_PORT);
-	assert_int_equal(cfg.opts.serial_port, 0x2f8);
+	assert_int_equal(cfg.opts.serial, SERIAL_UART);
+	assert_int_equal(cfg.opts.serial_uart.space, SERIAL_SPACE_IO);
+	assert_int_equal(cfg.opts.serial_uart.base, 0x2f8);
+	assert_int_equal(cfg.opts.serial_baud, 0);
 	parse_ok("serial=1016");
-	assert_int_equal(cfg.opts.serial_port, 0x3f8);
-	parse_ok("serial=0xFFF8");
-	assert_int_equal(cfg.opts.serial_port, 0xfff8);
+	assert_int_equal(cfg.opts.serial_uart.base, 0x3f8);
+	parse_ok("serial=0xFFF8,9600");
+	assert_int_equal(cfg.opts.serial_uart.base, 0xfff8);
+	assert_int_equal(cfg.opts.serial_baud, 9600);
 	parse_ok("serial=0x2f8\nserial=auto");
 	assert_int_equal(cfg.opts.serial, SERIAL_AUTO);
-	/* past the last base, zero, no digits, beyond 64 bits, a name */
-	for (size_t i = 0; i < ARRAY_SIZE(bad_ports); i++) {
-		char text[64], msg[128];
 
+	/* MMIO: byte registers, the firmware's baud rate kept ... */
+	parse_ok("serial=mmio:0xfe030008");
+	assert_int_equal(cfg.opts.serial, SERIAL_UART);
+	assert_int_equal(cfg.opts.serial_uart.space, SERIAL_SPACE_MMIO8);
+	assert_int_equal(cfg.opts.serial_uart.base, 0xfe030008);
+	assert_int_equal(cfg.opts.serial_baud, 0);
+	/* ... 32-bit registers at a given rate, above 4 GiB */
+	parse_ok("serial=mmio32:0x6000001000,57600");
+	assert_int_equal(cfg.opts.serial_uart.space, SERIAL_SPACE_MMIO32);
+	assert_int_equal(cfg.opts.serial_uart.base, 0x6000001000ull);
+	assert_int_equal(cfg.opts.serial_baud, 57600);
+	parse_ok("serial=mmio32:0xFE032000,115200");
+	assert_int_equal(cfg.opts.serial_uart.base, 0xfe032000);
+	assert_int_equal(cfg.opts.serial_baud, 115200);
+	parse_ok("serial=mmio32:0xfffffffffffe0,38400");
+	parse_ok("serial=mmio:0x8,19200");
+
+	/* past the last base, zero, no digits, beyond 64 bits, a name, no
+	 * address, a register width not driven, only a baud rate, the wrong
+	 * separator, an address beyond 64 bits */
+	for (size_t i = 0; i < ARRAY_SIZE(bad_ports); i++) {
 		snprintf(text, sizeof(text), "serial=%s", bad_ports[i]);
-		snprintf(msg, sizeof(msg), "serial must be auto, none or an I/O port (0x3f8, "
-			 "0x2f8...), not '%s'", bad_ports[i]);
+		snprintf(msg, sizeof(msg), "serial must be auto, none, an I/O port (0x3f8, 0x2f8...), "
+			 "mmio:0xADDR or mmio32:0xADDR, each with an optional ,BAUD, not '%s'",
+			 bad_ports[i]);
 		expect_err(text, 1, msg);
 	}
-	expect_err("serial=mmio:0xfe000000", 1, "serial=mmio: MMIO UARTs are not supported; "
-		   "use auto, none or an I/O port, not 'mmio:0xfe000000'");
+	/* zero, empty, not a rate the divisor gives, too fast, a word, beyond
+	 * 32 bits, more than a rate */
+	for (size_t i = 0; i < ARRAY_SIZE(bad_bauds); i++) {
+		snprintf(text, sizeof(text), "serial=%s", bad_bauds[i]);
+		snprintf(msg, sizeof(msg), "serial: the baud rate must be 9600, 19200, 38400, 57600 "
+			 "or 115200, not '%s'", bad_bauds[i]);
+		expect_err(text, 1, msg);
+	}
+	expect_err("serial=mmio:0xfe00000x", 1, "serial=mmio: the address must be hexadecimal "
+		   "(0xfe032000), not 'mmio:0xfe00000x'");
+	expect_err("serial=mmio:4261412864", 1, "serial=mmio: the address must be hexadecimal "
+		   "(0xfe032000), not 'mmio:4261412864'");
+	expect_err("serial=mmio32:,9600", 1, "serial=mmio: the address must be hexadecimal "
+		   "(0xfe032000), not 'mmio32:,9600'");
+	expect_err("serial=mmio:0x0", 1, "serial=mmio: the address must not be 0: 'mmio:0x0'");
+	expect_err("serial=mmio32:0,9600", 1, "serial=mmio: the address must be hexadecimal "
+		   "(0xfe032000), not 'mmio32:0,9600'");
+	expect_err("serial=mmio32:0x00,9600", 1, "serial=mmio: the address must not be 0: "
+		   "'mmio32:0x00,9600'");
+	expect_err("serial=mmio:0xfe030004", 1, "serial=mmio: the address must be a multiple "
+		   "of 8 (eight byte registers), not 'mmio:0xfe030004'");
+	expect_err("serial=mmio32:0xfe030010,115200", 1, "serial=mmio32: the address must be a "
+		   "multiple of 32 (eight 32-bit registers), not 'mmio32:0xfe030010,115200'");
+	expect_err("serial=mmio32:0x10000000000000", 1, "serial=mmio: the address is beyond "
+		   "52-bit physical address space: 'mmio32:0x10000000000000'");
+	expect_err("serial=mmio32:0xfffffffffffe1", 1, "serial=mmio32: the address must be a "
+		   "multiple of 32 (eight 32-bit registers), not 'mmio32:0xfffffffffffe1'");
+	expect_err("serial=mmio:0x10000000000000", 1, "serial=mmio: the address is beyond "
+		   "52-bit physical address space: 'mmio:0x10000000000000'");
+	parse_ok("serial=mmio:0xffffffffffff8");
 	expect_err("guest a img serial=none", 1,
 		   "serial= is tickvisor's: a global option, not a guest's: 'serial'");
 	parse_ok("serial=none\n");
 	assert_int_equal(load("x serial=0x2e8"), 0);
 	config_resolve(&cfg, &lo, lo_lvl, lo_trace, lo_lvl_set);
-	assert_int_equal(cfg.opts.serial, SERIAL_PORT);
-	assert_int_equal(cfg.opts.serial_port, 0x2e8);
+	assert_int_equal(cfg.opts.serial, SERIAL_UART);
+	assert_int_equal(cfg.opts.serial_uart.base, 0x2e8);
+	/* The load options' MMIO UART and rate replace the file's port. */
+	parse_ok("serial=0x2f8\n");
+	assert_int_equal(load("x serial=mmio32:0xfe032000,9600"), 0);
+	config_resolve(&cfg, &lo, lo_lvl, lo_trace, lo_lvl_set);
+	assert_int_equal(cfg.opts.serial_uart.space, SERIAL_SPACE_MMIO32);
+	assert_int_equal(cfg.opts.serial_uart.base, 0xfe032000);
+	assert_int_equal(cfg.opts.serial_baud, 9600);
 }
 
 /* inject= (issue 22.4): global only, for tickvisor's own tests; each

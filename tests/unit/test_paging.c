@@ -193,6 +193,39 @@ static void test_out_of_pages(void **state)
 	}
 }
 
+/* A device beyond the map's top (an MMIO UART in a 64-bit BAR): its
+ * 4 KiB page alone, uncached, tables added; a page below the top that a
+ * large page holds stays as it was. */
+static void test_map_page(void **state)
+{
+	struct pool pool = { .budget = MAXPAGES };
+	struct pg_env env = { pc_map, ARRAY_SIZE(pc_map), 0, 0, true, alloc, &pool };
+	uint64_t *pml4 = paging_build(&env, 8 * GiB), size = 0, e, before;
+	uint64_t uart = 0x6000001000ull;        /* 384 GiB + 4 KiB */
+
+	assert_non_null(pml4);
+	before = pool.n;
+	assert_true(paging_map_page(&env, pml4, uart + 0x20, PG_UC));
+	assert_int_equal(pool.n - before, 2);  /* a PD and a PT (the PDPT is there) */
+	e = leaf(pml4, uart, &size);
+	assert_int_equal(size, PAGE_SIZE);
+	assert_int_equal(e & PTE_ADDR, uart);
+	assert_int_equal(type_of(e), PG_UC);
+	assert_int_equal(pml4[(uart + PAGE_SIZE) >> 39 & 511] & PTE_P, PTE_P);
+	/* A second page next to it: no new table. */
+	assert_true(paging_map_page(&env, pml4, uart + PAGE_SIZE, PG_UC));
+	assert_int_equal(pool.n - before, 2);
+	/* Below the top, in a 1 GiB RAM page: left alone. */
+	assert_true(paging_map_page(&env, pml4, 4 * GiB + 0x1000, PG_UC));
+	e = leaf(pml4, 4 * GiB, &size);
+	assert_int_equal(size, GiB);
+	assert_int_equal(type_of(e), PG_WB);
+	/* No table to be had: false. */
+	pool.budget = pool.n;
+	assert_false(paging_map_page(&env, pml4, 0x7000000000ull, PG_UC));
+	release(&pool);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -201,6 +234,7 @@ int main(void)
 		cmocka_unit_test(test_pc_map_1g),
 		cmocka_unit_test(test_framebuffer),
 		cmocka_unit_test(test_out_of_pages),
+		cmocka_unit_test(test_map_page),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -24,6 +24,14 @@ enum mem_type {
 	MEM_RESERVED,
 };
 
+/* RAM as far as memory types and MMIO go: what the firmware or tickvisor
+ * keeps in it, or will. */
+static inline bool mem_type_is_ram(uint32_t type)
+{
+	return type == MEM_USABLE || type == MEM_BOOT_SERVICES || type == MEM_LOADER ||
+	       type == MEM_RUNTIME || type == MEM_ACPI;
+}
+
 struct mem_range {
 	uint64_t base;
 	uint64_t size;

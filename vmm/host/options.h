@@ -8,6 +8,7 @@
 #define VMM_HOST_OPTIONS_H
 
 #include "drivers/base.h"
+#include "drivers/serial.h"         /* struct serial_uart */
 #include "timer/timer_opts.h"       /* enum timer_backend_sel, advance_mode */
 
 #define TV_MAX_GUESTS   128u
@@ -42,9 +43,9 @@ enum console_sel {
 
 /* Which UART the log and the guests' COM1 bytes go to (serial=). */
 enum serial_sel {
-	SERIAL_AUTO,            /* ACPI SPCR's I/O UART, else COM1 if a UART answers, else none */
+	SERIAL_AUTO,            /* ACPI SPCR's 16550, else COM1 if a UART answers, else none */
 	SERIAL_NONE,            /* no serial output after the configuration is read */
-	SERIAL_PORT,            /* the 16550 at serial_port */
+	SERIAL_UART,            /* the 16550 serial_uart names (I/O port or MMIO) */
 };
 
 enum log_level {
@@ -85,7 +86,8 @@ struct tv_options {
 	enum end_mode end;              /* global only: how the run ends */
 	enum console_sel console;       /* global only: where the log goes */
 	enum serial_sel serial;         /* global only: which serial port */
-	uint16_t serial_port;           /* SERIAL_PORT's I/O base */
+	struct serial_uart serial_uart; /* SERIAL_UART's 16550 */
+	uint32_t serial_baud;           /* SERIAL_UART's baud rate; 0: as the firmware set it */
 	uint32_t set;                   /* OPT_SET_* bits */
 };
 

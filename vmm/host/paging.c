@@ -7,6 +7,7 @@
  * 1 GiB pages where the CPU has them, MMIO uncached in 2 MiB or 4 KiB.
  */
 #include "drivers/io.h"
+#include "drivers/serial.h"
 #include "vmm/host/log.h"
 #include "vmm/host/mem.h"
 #include "vmm/host/paging.h"
@@ -34,6 +35,21 @@ static void *alloc_table(void *ctx)
 	return mem_alloc(PAGE_SIZE);
 }
 
+/* An MMIO UART (serial=mmio:, an SPCR's) above the identity map's top
+ * gets its page(s) of its own, uncached; below it the map has it
+ * uncached already (boot/ refused one in RAM). */
+static void map_uart(const struct pg_env *env, uint64_t *pml4, uint64_t top)
+{
+	struct serial_uart u = serial_current();
+	uint64_t end = u.base + serial_span(&u);
+
+	if (u.space == SERIAL_SPACE_IO || !u.base || end <= top)
+		return;
+	for (uint64_t a = ALIGN_DOWN(MAX(u.base, top), PAGE_SIZE); a < end; a += PAGE_SIZE)
+		if (!paging_map_page(env, pml4, a, PG_UC))
+			panic("out of memory for the host page tables");
+}
+
 void paging_init(const struct boot_info *bi)
 {
 	uint32_t tables = 0;
@@ -50,6 +66,7 @@ void paging_init(const struct boot_info *bi)
 	}
 	if (!(pml4 = paging_build(&env, top)))
 		panic("out of memory for the host page tables");
+	map_uart(&env, pml4, top);
 	host_cr3 = (uint64_t)pml4;
 	write_cr3(host_cr3);
 	pr_debug("identity map 0-%lu GiB: RAM write-back%s, the rest uncached, in %u table pages",

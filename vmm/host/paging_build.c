@@ -2,12 +2,6 @@
 /* The host's identity map with its memory types (vmm/host/paging_build.h). */
 #include "vmm/host/paging_build.h"
 
-static bool is_ram(uint32_t type)
-{
-	return type == MEM_USABLE || type == MEM_BOOT_SERVICES || type == MEM_LOADER ||
-	       type == MEM_RUNTIME || type == MEM_ACPI;
-}
-
 static uint64_t overlap(uint64_t a, uint64_t an, uint64_t b, uint64_t bn)
 {
 	uint64_t lo = MAX(a, b), hi = MIN(a + an, b + bn);
@@ -24,7 +18,7 @@ enum pg_type paging_range_type(const struct pg_env *env, uint64_t base, uint64_t
 
 		if (m->base >= base + size)
 			break;
-		if (is_ram(m->type))
+		if (mem_type_is_ram(m->type))
 			ram += overlap(base, size, m->base, m->size);
 	}
 	if (fb == size && !ram)
@@ -114,4 +108,24 @@ uint64_t *paging_build(const struct pg_env *env, uint64_t top)
 		pdpt[g % 512] = (uint64_t)(uintptr_t)pd | PTE_P | PTE_W;
 	}
 	return pml4;
+}
+
+bool paging_map_page(const struct pg_env *env, uint64_t *pml4, uint64_t a, enum pg_type t)
+{
+	uint64_t *tbl = pml4, *next;
+
+	for (int level = 3; level > 0; level--) {
+		uint64_t *e = &tbl[(a >> (12 + 9 * level)) & 511];
+
+		if (!(*e & PTE_P)) {
+			if (!(next = table(env)))
+				return false;
+			*e = (uint64_t)(uintptr_t)next | PTE_P | PTE_W;
+		} else if (*e & PTE_PS) {
+			return true;    /* inside the identity map already */
+		}
+		tbl = (uint64_t *)(uintptr_t)(*e & PTE_ADDR);
+	}
+	tbl[(a >> 12) & 511] = ALIGN_DOWN(a, PAGE_SIZE) | PTE_P | PTE_W | paging_type_bits(t);
+	return true;
 }

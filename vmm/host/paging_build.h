@@ -45,5 +45,9 @@ uint64_t paging_type_bits(enum pg_type t);
 /* Builds the identity map of [0, top) (top a multiple of 1 GiB); returns
  * the PML4, NULL when a page could not be had. */
 uint64_t *paging_build(const struct pg_env *env, uint64_t top);
+/* Adds the 4 KiB page holding a, of type t, to the map (for a device
+ * beyond its top: an MMIO UART in a 64-bit BAR); a page already mapped
+ * large stays as it is. False when a table could not be had. */
+bool paging_map_page(const struct pg_env *env, uint64_t *pml4, uint64_t a, enum pg_type t);
 
 #endif

@@ -405,7 +405,8 @@ static __attribute__((noinline)) int apic_msr_write(struct vcpu *v, uint32_t msr
 int vapic_msr_write(struct vcpu *v, uint32_t msr, uint64_t val)
 {
 	if (msr == MSR_IA32_TSC_DEADLINE)
-		return unlikely(v->guest->hk) ? deadline_write_posted(v, val) : deadline_write(v, val);
+		return unlikely(v->timer_kind == TIMER_POSTED) ? deadline_write_posted(v, val)
+							       : deadline_write(v, val);
 	return apic_msr_write(v, msr, val);
 }
 

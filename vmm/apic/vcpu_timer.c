@@ -33,12 +33,19 @@ void vcpu_timer_init(struct vcpu *v)
 	const char *why;
 
 	/* timer=posted (or auto that found it possible): housekeeper_plan()
-	 * gave the guest a housekeeper, and every vCPU is its client. */
-	if (v->guest->hk) {
+	 * gave the guest a housekeeper, and every vCPU is its client - but
+	 * under timer=auto with hlt=guest only where probe 5 (run before
+	 * this) found that the CPU ends a guest's HLT for a pending virtual
+	 * interrupt: elsewhere a posted expiry would cost an HLT exit, and
+	 * auto keeps hlt=guest exitless with the vCPU's own backend. */
+	if (v->guest->hk && !(o->timer == TIMER_SEL_AUTO && v->guest->hlt == HLT_GUEST &&
+			      v->hlt_vintr_erratum)) {
 		v->timer_kind = TIMER_POSTED;
 		why = NULL;
 	} else {
 		v->timer_kind = timer_select(o->timer, &this_cpu()->timer, &why);
+		if (v->guest->hk)
+			why = "this CPU does not end a guest's HLT for a pending virtual interrupt";
 	}
 	advance_init(&v->advance, o->advance, o->advance_ns, platform.tb.tsc_hz);
 	advance_init(&v->advance_halt, o->advance, o->advance_ns, platform.tb.tsc_hz);

@@ -103,17 +103,18 @@ void housekeeper_lock_timer(struct vcpu *v);
 void housekeeper_unlock_timer(struct vcpu *v);
 
 /* Around every access to v's timer state on v's own CPU. Unlock hands a
- * target that moved (v->timer_dirty) to the queue; without a housekeeper
- * both are a load and a branch. */
+ * target that moved (v->timer_dirty) to the queue; for a vCPU whose timer
+ * the housekeeper does not serve (none, or timer=auto kept it on its own
+ * CPU: vcpu_timer_init()) both are a load and a branch. */
 static inline void housekeeper_timer_lock(struct vcpu *v)
 {
-	if (unlikely(v->guest->hk))
+	if (unlikely(v->timer_kind == TIMER_POSTED))
 		housekeeper_lock_timer(v);
 }
 
 static inline void housekeeper_timer_unlock(struct vcpu *v)
 {
-	if (unlikely(v->guest->hk))
+	if (unlikely(v->timer_kind == TIMER_POSTED))
 		housekeeper_unlock_timer(v);
 }
 

@@ -138,10 +138,10 @@ vmx_return:
 ; CPUID, WRMSR and APIC write: if (regs->X_exit && regs->X_exit(regs)) enter again;
 ; else return RUN_HANDLED (or the reason, without a hook). HOST_RSP is
 ; 16-byte aligned: vmx_run's return address and seven pushes lie above
-; it, so the call keeps the C ABI's alignment. The entry goes as
-; vmx_run's does from the CR2 check on (RSP is HOST_RSP here): a hook
-; resumes only without an entry wait, and CR2 is still the guest's, as
-; root mode never changes it. A CPUID exit saves CR2 only when it goes
+; it, so the call keeps the C ABI's alignment. The entry is vmx_run's
+; without its first steps (RSP is HOST_RSP here): a hook resumes only
+; without an entry wait, CR2 is still the guest's, as root mode never
+; changes it, and the callee-saved GPRs still hold the guest's values. A CPUID exit saves CR2 only when it goes
 ; back to the caller, and never the exit TSC.
 vmx_exit_cpuid:
 	mov rax, [rdi + REGS_CPUID_EXIT]
@@ -158,7 +158,23 @@ vmx_exit_fast:
 	mov rdi, [rsp]                          ; regs
 	test eax, eax
 	jz .handled
-	jmp vmx_run.cr2_ok
+	; Back in at once: only what the C ABI lets the hook change is
+	; loaded again (rax-rdx hold CPUID's results, rsi, rdi, r8-r11 the
+	; hook's scratch); rbp and r12-r15 still hold the guest's values, as
+	; the hook kept them and no resumable handler writes them in regs.
+	; CR2 is still the guest's and the VMCS is launched (this was an exit).
+	mov rax, [rdi + REGS_RAX]
+	mov rcx, [rdi + REGS_RCX]
+	mov rdx, [rdi + REGS_RDX]
+	mov rbx, [rdi + REGS_RBX]
+	mov rsi, [rdi + REGS_RSI]
+	mov r8,  [rdi + REGS_R8]
+	mov r9,  [rdi + REGS_R9]
+	mov r10, [rdi + REGS_R10]
+	mov r11, [rdi + REGS_R11]
+	mov rdi, [rdi + REGS_RDI]
+	vmresume
+	jmp vmx_run.fail
 .handled:
 	mov rax, cr2
 	mov [rdi + REGS_CR2], rax

@@ -362,14 +362,13 @@ bool vapic_timer_reg(uint32_t off)
  * ICR writes that are resumable never come here: exit_wrmsr() takes
  * them.)
  */
-static __attribute__((noinline)) int deadline_write(struct vcpu *v, uint64_t val)
+static int deadline_write(struct vcpu *v, uint64_t val)
 {
-	int r = vlapic_wrmsr(v->lapic, MSR_IA32_TSC_DEADLINE, val);        /* never #GP */
-
+	vlapic_write_tsc_deadline(v->lapic, val);
 	if (log_trace_on(TRACE_TIMER))
 		trace_timer_arm(v);
 	if (v->timer_kind != TIMER_PREEMPT)
-		return r;
+		return 0;
 	return exit_fast_deadline_written(v);
 }
 
@@ -383,7 +382,7 @@ static __attribute__((noinline)) int deadline_write(struct vcpu *v, uint64_t val
 static __attribute__((noinline)) int deadline_write_posted(struct vcpu *v, uint64_t val)
 {
 	housekeeper_lock_timer(v);
-	vlapic_wrmsr(v->lapic, MSR_IA32_TSC_DEADLINE, val);                 /* never #GP */
+	vlapic_write_tsc_deadline(v->lapic, val);
 	housekeeper_unlock_timer(v);
 	if (log_trace_on(TRACE_TIMER))
 		trace_timer_arm(v);
@@ -404,11 +403,16 @@ static __attribute__((noinline)) int apic_msr_write(struct vcpu *v, uint32_t msr
 	return r;       /* a mode change is synced before the next entry */
 }
 
+int vapic_deadline_write(struct vcpu *v, uint64_t val)
+{
+	return unlikely(v->guest->hk) ? deadline_write_posted(v, val) : deadline_write(v, val);
+}
+
 /* A dispatch without a frame: each write pays for its own. */
 int vapic_msr_write(struct vcpu *v, uint32_t msr, uint64_t val)
 {
 	if (msr == MSR_IA32_TSC_DEADLINE)
-		return unlikely(v->guest->hk) ? deadline_write_posted(v, val) : deadline_write(v, val);
+		return vapic_deadline_write(v, val);
 	return apic_msr_write(v, msr, val);
 }
 

@@ -27,6 +27,9 @@ void vapic_mode_sync(struct vcpu *v);
  * a write may also return EXIT_RESUMABLE (vmm/exit/exit.h). */
 int vapic_msr_read(struct vcpu *v, uint32_t msr, uint64_t *val);
 int vapic_msr_write(struct vcpu *v, uint32_t msr, uint64_t val);
+/* vapic_msr_write() of IA32_TSC_DEADLINE (never #GP): 0 or
+ * EXIT_RESUMABLE. */
+int vapic_deadline_write(struct vcpu *v, uint64_t val);
 /* Is gpa inside the vCPU's xAPIC MMIO page (xAPIC mode, APIC enabled)? */
 bool vapic_mmio_claims(struct vcpu *v, uint64_t gpa);
 /* Emulates the access that caused an EPT violation on the APIC page. */

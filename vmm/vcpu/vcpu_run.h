@@ -15,11 +15,35 @@ void vcpu_run(struct vcpu *v);
 void vcpu_kick(struct vcpu *v);
 
 /* Guest interruptibility state, read from the VMCS once per exit. */
-uint64_t vcpu_interruptibility(struct vcpu *v);
+static inline uint64_t vcpu_interruptibility(struct vcpu *v)
+{
+	if (!v->intr_state_valid) {
+		v->cached_intr_state = vmread(VMCS_GUEST_INTERRUPTIBILITY);
+		v->intr_state_valid = true;
+	}
+	return v->cached_intr_state;
+}
 void vcpu_set_interruptibility(struct vcpu *v, uint64_t val);
 
-/* Advances RIP past the exiting instruction. */
-void vcpu_skip_insn(struct vcpu *v);
+/* vcpu_skip_insn() when the instruction had an STI or MOV-SS shadow, or
+ * RFLAGS.TF or RF set: intr and rflags as it read them. */
+void vcpu_skip_insn_rare(struct vcpu *v, uint64_t intr, uint64_t rflags);
+
+/* Advances RIP past the exiting instruction. Inline: the CPUID and WRMSR
+ * exits of the fast path run it on every exit, and the usual
+ * instruction (no shadow, TF and RF clear) costs two VMREADs and a
+ * VMWRITE; the rest is vcpu_skip_insn_rare(). */
+static inline __attribute__((always_inline)) void vcpu_skip_insn(struct vcpu *v)
+{
+	uint64_t intr = vcpu_interruptibility(v), rflags;
+
+	vmwrite(VMCS_GUEST_RIP, v->exit.rip + v->exit.insn_len);
+	rflags = vmread(VMCS_GUEST_RFLAGS);
+	if (unlikely((intr & (INTERRUPTIBILITY_STI | INTERRUPTIBILITY_MOV_SS)) |
+		     (rflags & (RFLAGS_TF | RFLAGS_RF))))
+		vcpu_skip_insn_rare(v, intr, rflags);
+}
+
 /* Injects a hardware exception at the next VM entry. */
 void vcpu_inject_exception(struct vcpu *v, uint8_t vector, bool has_error, uint32_t error);
 static inline void vcpu_inject_gp(struct vcpu *v) { vcpu_inject_exception(v, 13, true, 0); }

@@ -113,17 +113,18 @@ vmx_exit:
 .reason_read:
 	cmp ecx, EXIT_REASON_CPUID              ; the full reason: no entry failure
 	je vmx_exit_cpuid                       ; needs no CR2, no exit TSC
-.state:
-	mov rax, cr2                            ; the guest's, for the next entry
-	mov [rdi + REGS_CR2], rax
+.tsc:
 	rdtsc                                   ; when the guest left, for its APIC
 	shl rdx, 32
 	or rax, rdx
 	mov [rdi + REGS_EXIT_TSC], rax
 	cmp ecx, EXIT_REASON_WRMSR
-	je vmx_exit_wrmsr
+	je vmx_exit_wrmsr                       ; no CR2 either, unless it returns
 	cmp ecx, EXIT_REASON_APIC_WRITE
 	je vmx_exit_apic_write
+.cr2:
+	mov rax, cr2                            ; the guest's, for the next entry
+	mov [rdi + REGS_CR2], rax
 	mov eax, ecx                            ; return the reason
 vmx_return:
 	pop rdi
@@ -141,8 +142,9 @@ vmx_return:
 ; it, so the call keeps the C ABI's alignment. The entry is vmx_run's
 ; without its first steps (RSP is HOST_RSP here): a hook resumes only
 ; without an entry wait, CR2 is still the guest's, as root mode never
-; changes it, and the callee-saved GPRs still hold the guest's values. A CPUID exit saves CR2 only when it goes
-; back to the caller, and never the exit TSC.
+; changes it, and the callee-saved GPRs still hold the guest's values.
+; These exits save CR2 only when they go back to the caller, and CPUID
+; never the exit TSC.
 vmx_exit_cpuid:
 	mov rax, [rdi + REGS_CPUID_EXIT]
 	jmp vmx_exit_fast
@@ -182,9 +184,8 @@ vmx_exit_fast:
 	jmp vmx_return
 .no_hook:                                   ; as any other exit
 	cmp ecx, EXIT_REASON_CPUID
-	je vmx_exit.state                       ; CR2 and the exit TSC are still to save
-	mov eax, ecx
-	jmp vmx_return
+	je vmx_exit.tsc                         ; the exit TSC is still to save
+	jmp vmx_exit.cr2                        ; CR2 is
 
 ; VMREAD of the exit reason failed (a broken host invariant): what
 ; VMX_INSN_CHECK in vmx/insn.h does for C, with the field still in rcx.

@@ -30,7 +30,8 @@ struct guest_regs {
 	uint8_t launched;       /* VMRESUME instead of VMLAUNCH */
 	/* Called by the stub on a CPUID exit (cpuid_exit), a WRMSR exit
 	 * (wrmsr_exit) and an APIC-write exit (apic_write_exit), with the
-	 * guest's GPRs saved here (and but for CPUID cr2 and exit_tsc): it
+	 * guest's GPRs saved here (and but for CPUID exit_tsc; cr2 is saved
+	 * only after a hook that returned 0): it
 	 * handles the exit; nonzero: enter the guest again at once (nothing
 	 * else is pending, spin_until is 0), 0: vmx_run() returns
 	 * VMX_RUN_HANDLED. NULL: it returns the exit like any other. */

@@ -124,7 +124,7 @@ static inline __attribute__((always_inline)) bool vcpu_entry_idle_inline(struct 
 	const struct guest *g = v->guest;
 	struct vlapic *l = v->lapic;
 
-	if (READ_ONCE(v->kicked) | v->timer_dirty | v->injecting | v->cached_hlt_guest)
+	if (READ_ONCE(v->entry_slow))   /* kicked, timer_dirty, injecting, cached_hlt_guest */
 		return false;
 	if (READ_ONCE(l->nmi_pending))
 		return false;
@@ -182,6 +182,8 @@ void exit_fast_init(struct vcpu *v)
  * any other. One body, inlined into each with its reason constant.
  */
 _Static_assert(__builtin_offsetof(struct vcpu, regs) == 0, "a vCPU begins with its registers");
+_Static_assert(sizeof(((struct vcpu *)0)->entry_slow) == 4 * sizeof(bool),
+	       "entry_slow covers the four flags");
 
 static inline __attribute__((always_inline)) int fast_exit(struct guest_regs *regs,
 							   uint32_t reason, exit_fn handler)

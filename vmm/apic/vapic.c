@@ -75,14 +75,9 @@ static void op_notice(struct vlapic *l, const char *msg)
 			v->notices == NOTICE_LIMIT ? " (further notices suppressed)" : "");
 }
 
-static bool op_post(struct vlapic *l, uint8_t vec)
-{
-	return vapic_pi_post(owner(l), vec);
-}
-
 static const struct vlapic_ops vapic_ops = {
 	.now = op_now, .timer_update = op_timer_update, .notify = op_notify,
-	.mode_changed = op_mode_changed, .notice = op_notice, .post = op_post,
+	.mode_changed = op_mode_changed, .notice = op_notice, .post = vapic_pi_post,
 	.trace_ipi = trace_ipi,
 };
 

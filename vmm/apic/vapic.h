@@ -74,7 +74,10 @@ bool vapic_pi_usable(const struct guest *g);
 void vapic_pi_init(struct vcpu *v);
 void vapic_pi_free(struct vcpu *v);
 void vapic_pi_enable(struct vcpu *v, bool on);
-bool vapic_pi_post(struct vcpu *v, uint8_t vec);
+/* ops->post of the vCPU's vlapic: vec posted and the notification sent
+ * (true), or false when the vCPU takes no posted interrupt now (not
+ * running elsewhere with posting on): set IRR and notify instead. */
+bool vapic_pi_post(struct vlapic *l, uint8_t vec);
 /* Folds posted requests into IRR (before entry, while halted) after a
  * notification the CPU took in root mode, or when posting is off. */
 void vapic_pi_sync(struct vcpu *v);

@@ -89,6 +89,19 @@ vmx_run:
 	cmovc rax, rcx
 	jmp vmx_return
 
+; CPUID, WRMSR and APIC write: if (regs->X_exit && regs->X_exit(regs)) enter again;
+; else return RUN_HANDLED (or the reason, without a hook). HOST_RSP is
+; 16-byte aligned: vmx_run's return address and seven pushes lie above
+; it, so the call keeps the C ABI's alignment. The entry is vmx_run's
+; without its first steps (RSP is HOST_RSP here): a hook resumes only
+; without an entry wait, CR2 is still the guest's, as root mode never
+; changes it, and the callee-saved GPRs still hold the guest's values.
+; These exits save CR2 only when they go back to the caller, and CPUID
+; never the exit TSC. Each reason has its own call: WRMSR's is reached
+; without a taken branch and the APIC write's after one. In an SMP
+; machine Bochs runs each CPU a trace (up to a taken branch) at a time,
+; and an IPI's notification leaves from the hook, so each branch before
+; it costs the round trip a part of the other CPU's turn.
 vmx_exit:
 	push rdi                                ; guest rdi
 	mov rdi, [rsp + 8]                      ; regs
@@ -119,44 +132,12 @@ vmx_exit:
 	or rax, rdx
 	mov [rdi + REGS_EXIT_TSC], rax
 	cmp ecx, EXIT_REASON_WRMSR
-	je vmx_exit_wrmsr                       ; no CR2 either, unless it returns
-	cmp ecx, EXIT_REASON_APIC_WRITE
-	je vmx_exit_apic_write
-.cr2:
-	mov rax, cr2                            ; the guest's, for the next entry
-	mov [rdi + REGS_CR2], rax
-	mov eax, ecx                            ; return the reason
-vmx_return:
-	pop rdi
-	pop r15
-	pop r14
-	pop r13
-	pop r12
-	pop rbx
-	pop rbp
-	ret
-
-; CPUID, WRMSR and APIC write: if (regs->X_exit && regs->X_exit(regs)) enter again;
-; else return RUN_HANDLED (or the reason, without a hook). HOST_RSP is
-; 16-byte aligned: vmx_run's return address and seven pushes lie above
-; it, so the call keeps the C ABI's alignment. The entry is vmx_run's
-; without its first steps (RSP is HOST_RSP here): a hook resumes only
-; without an entry wait, CR2 is still the guest's, as root mode never
-; changes it, and the callee-saved GPRs still hold the guest's values.
-; These exits save CR2 only when they go back to the caller, and CPUID
-; never the exit TSC.
-vmx_exit_cpuid:
-	mov rax, [rdi + REGS_CPUID_EXIT]
-	jmp vmx_exit_fast
-vmx_exit_apic_write:
-	mov rax, [rdi + REGS_APIC_WRITE_EXIT]
-	jmp vmx_exit_fast
-vmx_exit_wrmsr:
-	mov rax, [rdi + REGS_WRMSR_EXIT]
-vmx_exit_fast:
+	jne vmx_exit_not_wrmsr
+	mov rax, [rdi + REGS_WRMSR_EXIT]        ; no CR2 either, unless it returns
 	test rax, rax
-	jz .no_hook
+	jz vmx_exit_other                       ; no hook: as any other exit
 	call rax
+vmx_exit_hooked:
 	mov rdi, [rsp]                          ; regs
 	test eax, eax
 	jz .handled
@@ -182,10 +163,37 @@ vmx_exit_fast:
 	mov [rdi + REGS_CR2], rax
 	mov rax, RUN_HANDLED
 	jmp vmx_return
-.no_hook:                                   ; as any other exit
-	cmp ecx, EXIT_REASON_CPUID
-	je vmx_exit.tsc                         ; the exit TSC is still to save
-	jmp vmx_exit.cr2                        ; CR2 is
+
+vmx_exit_not_wrmsr:
+	cmp ecx, EXIT_REASON_APIC_WRITE
+	jne vmx_exit_other
+	mov rax, [rdi + REGS_APIC_WRITE_EXIT]
+	test rax, rax
+	jz vmx_exit_other
+	call rax
+	jmp vmx_exit_hooked
+vmx_exit_cpuid:
+	mov rax, [rdi + REGS_CPUID_EXIT]
+	test rax, rax
+	jz vmx_exit.tsc                         ; no hook: the exit TSC is still to save
+	call rax
+	jmp vmx_exit_hooked
+
+; Every other exit, and a hooked reason without its hook: CR2 saved, the
+; reason returned.
+vmx_exit_other:
+	mov rax, cr2                            ; the guest's, for the next entry
+	mov [rdi + REGS_CR2], rax
+	mov eax, ecx                            ; return the reason
+vmx_return:
+	pop rdi
+	pop r15
+	pop r14
+	pop r13
+	pop r12
+	pop rbx
+	pop rbp
+	ret
 
 ; VMREAD of the exit reason failed (a broken host invariant): what
 ; VMX_INSN_CHECK in vmx/insn.h does for C, with the field still in rcx.

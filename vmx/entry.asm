@@ -97,7 +97,9 @@ vmx_run:
 ; without an entry wait, CR2 is still the guest's, as root mode never
 ; changes it, and the callee-saved GPRs still hold the guest's values.
 ; These exits save CR2 only when they go back to the caller, and CPUID
-; never the exit TSC. Each reason has its own call: WRMSR's is reached
+; never the exit TSC; CPUID saves rax, rcx and the C ABI's scratch
+; registers for its hook (exit_cpuid() writes rbx and rdx), and the
+; callee-saved ones only when it goes back. Each reason has its own call: WRMSR's is reached
 ; without a taken branch and the APIC write's after one. In an SMP
 ; machine Bochs runs each CPU a trace (up to a taken branch) at a time,
 ; and an IPI's notification leaves from the hook, so each branch before
@@ -108,24 +110,25 @@ vmx_exit:
 	pop qword [rdi + REGS_RDI]
 	mov [rdi + REGS_RAX], rax
 	mov [rdi + REGS_RCX], rcx
-	mov [rdi + REGS_RDX], rdx
-	mov [rdi + REGS_RBX], rbx
-	mov [rdi + REGS_RBP], rbp
 	mov [rdi + REGS_RSI], rsi
 	mov [rdi + REGS_R8], r8
 	mov [rdi + REGS_R9], r9
 	mov [rdi + REGS_R10], r10
 	mov [rdi + REGS_R11], r11
-	mov [rdi + REGS_R12], r12
-	mov [rdi + REGS_R13], r13
-	mov [rdi + REGS_R14], r14
-	mov [rdi + REGS_R15], r15
 	mov ecx, VMCS_FIELD_EXIT_REASON         ; rcx = vmread(EXIT_REASON)
 	vmread rcx, rcx
 	jbe vmx_exit_reason_failed
 .reason_read:
 	cmp ecx, EXIT_REASON_CPUID              ; the full reason: no entry failure
-	je vmx_exit_cpuid                       ; needs no CR2, no exit TSC
+	je vmx_exit_cpuid                       ; needs no CR2, no exit TSC, and
+.rest:                                      ; the rest of the GPRs only if it returns
+	mov [rdi + REGS_RDX], rdx
+	mov [rdi + REGS_RBX], rbx
+	mov [rdi + REGS_RBP], rbp
+	mov [rdi + REGS_R12], r12
+	mov [rdi + REGS_R13], r13
+	mov [rdi + REGS_R14], r14
+	mov [rdi + REGS_R15], r15
 .tsc:
 	rdtsc                                   ; when the guest left, for its APIC
 	shl rdx, 32
@@ -141,6 +144,7 @@ vmx_exit_hooked:
 	mov rdi, [rsp]                          ; regs
 	test eax, eax
 	jz .handled
+.resume:
 	; Back in at once: only what the C ABI lets the hook change is
 	; loaded again (rax-rdx hold CPUID's results, rsi, rdi, r8-r11 the
 	; hook's scratch); rbp and r12-r15 still hold the guest's values, as
@@ -175,9 +179,19 @@ vmx_exit_not_wrmsr:
 vmx_exit_cpuid:
 	mov rax, [rdi + REGS_CPUID_EXIT]
 	test rax, rax
-	jz vmx_exit.tsc                         ; no hook: the exit TSC is still to save
+	jz vmx_exit.rest                        ; no hook: as any other exit
 	call rax
-	jmp vmx_exit_hooked
+	mov rdi, [rsp]                          ; regs
+	test eax, eax
+	jnz vmx_exit_hooked.resume
+	; The hook (exit_cpuid()) wrote rax-rdx in regs, and C kept the
+	; callee-saved GPRs: the guest's, saved now for the run loop.
+	mov [rdi + REGS_RBP], rbp
+	mov [rdi + REGS_R12], r12
+	mov [rdi + REGS_R13], r13
+	mov [rdi + REGS_R14], r14
+	mov [rdi + REGS_R15], r15
+	jmp vmx_exit_hooked.handled
 
 ; Every other exit, and a hooked reason without its hook: CR2 saved, the
 ; reason returned.

@@ -159,6 +159,8 @@ int exit_cpuid(struct vcpu *v)
 	g[GPR_RCX] = r.ecx;
 	g[GPR_RDX] = r.edx;
 	vcpu_skip_insn(v);
-	/* Always: guest registers and RIP only (exit_fast_cpuid relies on it). */
+	/* Always: guest registers and RIP only (exit_fast_cpuid relies on it),
+	 * and of the registers only rax and rcx read, rax-rdx written (the
+	 * entry stub saves no other GPR the C ABI keeps before the hook). */
 	return EXIT_RESUMABLE;
 }

@@ -14,10 +14,11 @@ void vcpu_run(struct vcpu *v);
 /* Makes v notice new pending work: a kick if it runs on another CPU. */
 void vcpu_kick(struct vcpu *v);
 
-/* Guest interruptibility state, read from the VMCS once per exit. */
+/* Guest interruptibility state, read from the VMCS once per exit (as a
+ * rule by its first reader: the read is the straight path). */
 static inline uint64_t vcpu_interruptibility(struct vcpu *v)
 {
-	if (!v->intr_state_valid) {
+	if (likely(!v->intr_state_valid)) {
 		v->cached_intr_state = vmread(VMCS_GUEST_INTERRUPTIBILITY);
 		v->intr_state_valid = true;
 	}

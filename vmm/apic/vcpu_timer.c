@@ -57,7 +57,7 @@ unsigned vcpu_timer_backend(const struct vcpu *v)
 
 /* The count itself is written last before the entry, from v->preempt_at
  * (vcpu_timer_load_preempt). */
-static void set_preempt(struct vcpu *v, bool on)
+static inline __attribute__((always_inline)) void set_preempt(struct vcpu *v, bool on)
 {
 	vcpu_set_ctl(&v->cached_pin_ctls, VMCS_PIN_CTLS, PIN_PREEMPT_TIMER, on);
 }
@@ -141,7 +141,8 @@ static inline __attribute__((always_inline)) uint64_t stop_poll_deadline(struct 
  * is recomputed from the absolute deadline on every entry and root-mode
  * time is never lost. apply_preempt() makes no call, so the entries of
  * the preemption-timer backend run it without a frame. */
-static void apply_preempt(struct vcpu *v, uint64_t pre, uint64_t host_now)
+static inline __attribute__((always_inline)) void apply_preempt(struct vcpu *v, uint64_t pre,
+								 uint64_t host_now)
 {
 	uint64_t limit = v->guest->deadline_tsc;
 
@@ -262,6 +263,36 @@ static __attribute__((noinline)) void timer_before_entry_armed(struct vcpu *v)
 static __attribute__((noinline, cold)) void timer_before_entry_armed_traced(struct vcpu *v)
 {
 	before_entry_armed(v, true);
+}
+
+/*
+ * The exit fast path's re-arm after the guest moved its timer
+ * (vmm/exit/exit_fast.c): before_entry_armed() for a vCPU on the
+ * preemption-timer backend, untraced, which no halt woke (halt_wake and
+ * timer_exit are false after any exit but the timer's own, see
+ * exit_fast.c) and whose timer is armed and not due - the same plan,
+ * without the choice of advance, the expiry and the backend dispatch.
+ * Anything else goes the whole way.
+ */
+void vcpu_timer_rearm_preempt(struct vcpu *v)
+{
+	const struct vtimer *t = &v->lapic->timer;
+	struct timer_plan_in in = {
+		.armed = t->armed, .target = t->target, .tsc_offset = v->tsc_offset,
+		.advance_tsc = advance_get(&v->advance), .backend = TIMER_PREEMPT,
+	};
+
+	if (unlikely(!in.armed || v->halt_wake || log_trace_on(TRACE_TIMER))) {
+		vcpu_timer_before_entry(v);
+		return;
+	}
+	in.host_now = rdtsc();
+	if (unlikely(timer_plan_due(&in))) {
+		timer_before_entry_armed(v);
+		return;
+	}
+	v->timer_dirty = false;
+	apply_preempt(v, timer_plan_arm(&in).hw_at, in.host_now);
 }
 
 /* Posted, woken from a halt in root mode by its own host timer inside

@@ -19,6 +19,9 @@ static inline void vcpu_timer_before_entry(struct vcpu *v)
 {
 	v->timer_before_entry(v);
 }
+/* vcpu_timer_before_entry() for the exit fast path after the guest moved
+ * its timer (a TSC-deadline write), on the preemption-timer backend. */
+void vcpu_timer_rearm_preempt(struct vcpu *v);
 /*
  * The VMX-preemption timer counts in non-root mode only (SDM Vol. 3C,
  * "VMX-Preemption Timer"), so its count is worked out from the deadline

@@ -244,6 +244,6 @@ int exit_fast_apic_write(struct guest_regs *regs)
 int exit_fast_deadline_written(struct vcpu *v)
 {
 	if (v->timer_dirty)
-		vcpu_timer_before_entry(v);
+		vcpu_timer_rearm_preempt(v);
 	return EXIT_RESUMABLE;
 }

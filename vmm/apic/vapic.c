@@ -360,11 +360,15 @@ bool vapic_timer_reg(uint32_t off)
 static int deadline_write(struct vcpu *v, uint64_t val)
 {
 	vlapic_write_tsc_deadline(v->lapic, val);
-	if (log_trace_on(TRACE_TIMER))
+	if (unlikely(log_trace_on(TRACE_TIMER)))
 		trace_timer_arm(v);
 	if (v->timer_kind != TIMER_PREEMPT)
 		return 0;
-	return exit_fast_deadline_written(v);
+	/* Re-armed now, as vcpu_timer_before_entry() would before the next
+	 * entry (nothing moved when the write was ignored). */
+	if (v->timer_dirty)
+		vcpu_timer_rearm_preempt(v);
+	return EXIT_RESUMABLE;
 }
 
 /*

@@ -240,10 +240,3 @@ int exit_fast_apic_write(struct guest_regs *regs)
 {
 	return fast_exit(regs, VMX_EXIT_APIC_WRITE, exit_apic_write);
 }
-
-int exit_fast_deadline_written(struct vcpu *v)
-{
-	if (v->timer_dirty)
-		vcpu_timer_rearm_preempt(v);
-	return EXIT_RESUMABLE;
-}

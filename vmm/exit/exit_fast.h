@@ -30,9 +30,4 @@ int exit_fast_cpuid(struct guest_regs *regs);
 int exit_fast_wrmsr(struct guest_regs *regs);
 int exit_fast_apic_write(struct guest_regs *regs);
 
-/* After an IA32_TSC_DEADLINE write on the preemption-timer backend:
- * re-arms the timer it moved, as vcpu_timer_before_entry() would before
- * the next entry; returns EXIT_RESUMABLE. */
-int exit_fast_deadline_written(struct vcpu *v);
-
 #endif

@@ -134,7 +134,8 @@ void vlapic_write_tsc_deadline(struct vlapic *l, uint64_t val)
 		return;
 	/* A deadline that already passed has fired before this write. */
 	now = l->ops->now(l);
-	vlapic_timer_expired(l, now);
+	if (l->timer.armed)
+		vlapic_timer_expired(l, now);
 	l->tsc_deadline = val;
 	vtimer_start_deadline(&l->timer, val, now);
 	l->ops->timer_update(l);

@@ -169,10 +169,11 @@ int exit_rdmsr(struct vcpu *v)
 static __attribute__((noinline)) int wrmsr_tsc_deadline(struct vcpu *v)
 {
 	uint64_t *g = v->regs.gpr;
-	int r = vapic_deadline_write(v, (g[GPR_RDX] << 32) | (uint32_t)g[GPR_RAX]);
 
+	/* RIP first, so that the write is a tail call: it reads no guest
+	 * register and no instruction state. */
 	vcpu_skip_insn(v);
-	return r;
+	return vapic_deadline_write(v, (g[GPR_RDX] << 32) | (uint32_t)g[GPR_RAX]);
 }
 
 /* Every other write: msr_write(), #GP for what it refuses. */

@@ -14,6 +14,21 @@ bits 64
 
 %include "offsets.inc"
 
+; The GPRs the C ABI keeps across calls, stored in regs (rdi) only
+; where an exit goes on to the run loop, as the hooks of CPUID and WRMSR
+; exits neither read nor write them (vmx/regs.h, guest_regs.cpuid_exit).
+%macro SAVE_CALLEE_SAVED_BUT_RBX 0
+	mov [rdi + REGS_RBP], rbp
+	mov [rdi + REGS_R12], r12
+	mov [rdi + REGS_R13], r13
+	mov [rdi + REGS_R14], r14
+	mov [rdi + REGS_R15], r15
+%endmacro
+%macro SAVE_CALLEE_SAVED 0
+	mov [rdi + REGS_RBX], rbx
+	SAVE_CALLEE_SAVED_BUT_RBX
+%endmacro
+
 global vmx_run
 global vmx_exit
 global vmx_insn_fail_thunk:function hidden
@@ -97,9 +112,10 @@ vmx_run:
 ; without an entry wait, CR2 is still the guest's, as root mode never
 ; changes it, and the callee-saved GPRs still hold the guest's values.
 ; These exits save CR2 only when they go back to the caller, and CPUID
-; never the exit TSC; CPUID saves rax, rcx and the C ABI's scratch
-; registers for its hook (exit_cpuid() writes rbx and rdx), and the
-; callee-saved ones only when it goes back. Each reason has its own call: WRMSR's is reached
+; never the exit TSC; CPUID and WRMSR save what their hooks read (rax,
+; rcx, and rdx for WRMSR; exit_cpuid() writes rbx and rdx) and the C
+; ABI's scratch registers, and the callee-saved ones only when they go
+; back. Each reason has its own call: WRMSR's is reached
 ; without a taken branch and the APIC write's after one. In an SMP
 ; machine Bochs runs each CPU a trace (up to a taken branch) at a time,
 ; and an IPI's notification leaves from the hook, so each branch before
@@ -120,25 +136,38 @@ vmx_exit:
 	jbe vmx_exit_reason_failed
 .reason_read:
 	cmp ecx, EXIT_REASON_CPUID              ; the full reason: no entry failure
-	je vmx_exit_cpuid                       ; needs no CR2, no exit TSC, and
-.rest:                                      ; the rest of the GPRs only if it returns
+	je vmx_exit_cpuid                       ; needs no CR2, no exit TSC, no more GPRs
+.rest:
 	mov [rdi + REGS_RDX], rdx
-	mov [rdi + REGS_RBX], rbx
-	mov [rdi + REGS_RBP], rbp
-	mov [rdi + REGS_R12], r12
-	mov [rdi + REGS_R13], r13
-	mov [rdi + REGS_R14], r14
-	mov [rdi + REGS_R15], r15
-.tsc:
+	cmp ecx, EXIT_REASON_WRMSR
+	jne .callee_saved
 	rdtsc                                   ; when the guest left, for its APIC
 	shl rdx, 32
 	or rax, rdx
 	mov [rdi + REGS_EXIT_TSC], rax
-	cmp ecx, EXIT_REASON_WRMSR
-	jne vmx_exit_not_wrmsr
 	mov rax, [rdi + REGS_WRMSR_EXIT]        ; no CR2 either, unless it returns
 	test rax, rax
-	jz vmx_exit_other                       ; no hook: as any other exit
+	jz .wrmsr_no_hook
+	call rax
+	mov rdi, [rsp]                          ; regs
+	test eax, eax
+	jnz vmx_exit_hooked.resume_rbx_kept     ; rbx: not saved, still the guest's
+	SAVE_CALLEE_SAVED
+	jmp vmx_exit_hooked.handled
+.wrmsr_no_hook:
+	SAVE_CALLEE_SAVED
+	jmp vmx_exit_other
+.callee_saved:
+	SAVE_CALLEE_SAVED
+	rdtsc                                   ; when the guest left, for its APIC
+	shl rdx, 32
+	or rax, rdx
+	mov [rdi + REGS_EXIT_TSC], rax
+	cmp ecx, EXIT_REASON_APIC_WRITE
+	jne vmx_exit_other
+	mov rax, [rdi + REGS_APIC_WRITE_EXIT]
+	test rax, rax
+	jz vmx_exit_other
 	call rax
 vmx_exit_hooked:
 	mov rdi, [rsp]                          ; regs
@@ -150,10 +179,11 @@ vmx_exit_hooked:
 	; hook's scratch); rbp and r12-r15 still hold the guest's values, as
 	; the hook kept them and no resumable handler writes them in regs.
 	; CR2 is still the guest's and the VMCS is launched (this was an exit).
+	mov rbx, [rdi + REGS_RBX]
+.resume_rbx_kept:                           ; WRMSR: rbx was never stored
 	mov rax, [rdi + REGS_RAX]
 	mov rcx, [rdi + REGS_RCX]
 	mov rdx, [rdi + REGS_RDX]
-	mov rbx, [rdi + REGS_RBX]
 	mov rsi, [rdi + REGS_RSI]
 	mov r8,  [rdi + REGS_R8]
 	mov r9,  [rdi + REGS_R9]
@@ -168,14 +198,6 @@ vmx_exit_hooked:
 	mov rax, RUN_HANDLED
 	jmp vmx_return
 
-vmx_exit_not_wrmsr:
-	cmp ecx, EXIT_REASON_APIC_WRITE
-	jne vmx_exit_other
-	mov rax, [rdi + REGS_APIC_WRITE_EXIT]
-	test rax, rax
-	jz vmx_exit_other
-	call rax
-	jmp vmx_exit_hooked
 vmx_exit_cpuid:
 	mov rax, [rdi + REGS_CPUID_EXIT]
 	test rax, rax
@@ -184,13 +206,8 @@ vmx_exit_cpuid:
 	mov rdi, [rsp]                          ; regs
 	test eax, eax
 	jnz vmx_exit_hooked.resume
-	; The hook (exit_cpuid()) wrote rax-rdx in regs, and C kept the
-	; callee-saved GPRs: the guest's, saved now for the run loop.
-	mov [rdi + REGS_RBP], rbp
-	mov [rdi + REGS_R12], r12
-	mov [rdi + REGS_R13], r13
-	mov [rdi + REGS_R14], r14
-	mov [rdi + REGS_R15], r15
+	; The hook (exit_cpuid()) wrote rax-rdx in regs: the others C kept.
+	SAVE_CALLEE_SAVED_BUT_RBX
 	jmp vmx_exit_hooked.handled
 
 ; Every other exit, and a hooked reason without its hook: CR2 saved, the

@@ -214,7 +214,10 @@ static __attribute__((noinline)) int wrmsr_x2apic_icr(struct vcpu *v)
 
 /* The writes a guest makes per timer tick and per IPI are resumable
  * (vmm/exit/exit_fast.c) and come first; a dispatch without a frame
- * (tail calls), so that each path pays only for its own. */
+ * (tail calls), so that each path pays only for its own. Of the guest's
+ * registers a WRMSR handler reads rax, rcx and rdx only, and it never
+ * ends the guest: the entry stub saves no other GPR the C ABI keeps
+ * before the hook (vmx/regs.h). */
 int exit_wrmsr(struct vcpu *v)
 {
 	uint32_t msr = (uint32_t)v->regs.gpr[GPR_RCX];

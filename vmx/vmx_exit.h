@@ -196,4 +196,12 @@ const char *vmx_exit_name(unsigned basic);
 /* VM-instruction error numbers (SDM Vol. 3C, "VM Instruction Error Numbers"). */
 const char *vmx_insn_error_name(unsigned err);
 
+/* The qualification of APIC-access and APIC-write exits (SDM Vol. 3C,
+ * "Exit Qualification for APIC-Access VM Exits from Linear Accesses and
+ * Guest-Physical Accesses"; an APIC-write exit has the offset only). */
+#define APIC_ACCESS_OFFSET  BITS(11, 0)
+#define APIC_ACCESS_TYPE    BITS(15, 12)
+#define   APIC_ACCESS_READ  0u
+#define   APIC_ACCESS_WRITE 1u
+
 #endif

@@ -18,11 +18,6 @@
 #include "vmx/vmx.h"
 #include "vmm/vcpu/vcpu_dump.h"
 
-#define APIC_ACCESS_OFFSET  BITS(11, 0)
-#define APIC_ACCESS_TYPE    BITS(15, 12)
-#define   APIC_ACCESS_READ  0u
-#define   APIC_ACCESS_WRITE 1u
-
 /*
  * Widths other than aligned 32 bits are undefined by the SDM; tickvisor
  * gives them the meaning APIC-register virtualization gives them, so the
@@ -117,6 +112,11 @@ int exit_apic_write(struct vcpu *v)
 
 	if (off == LAPIC_ICR_LO && vlapic_xapic_icr_fast(v->lapic))
 		return EXIT_RESUMABLE;
+	return exit_apic_write_reg(v, off);
+}
+
+int exit_apic_write_reg(struct vcpu *v, uint32_t off)
+{
 	housekeeper_timer_lock(v);
 	vlapic_apicv_write(v->lapic, off);
 	housekeeper_timer_unlock(v);

@@ -45,6 +45,9 @@ int exit_intr_window(struct vcpu *v);
 int exit_nmi_window(struct vcpu *v);
 int exit_apic_access(struct vcpu *v);
 int exit_apic_write(struct vcpu *v);
+/* exit_apic_write() but for the IPI vlapic_xapic_icr_fast() takes: the
+ * register at `off` written through vlapic_apicv_write(). */
+int exit_apic_write_reg(struct vcpu *v, uint32_t off);
 int exit_eoi_induced(struct vcpu *v);
 int exit_tpr_below(struct vcpu *v);
 

@@ -360,14 +360,20 @@ bool vapic_timer_reg(uint32_t off)
 static int deadline_write(struct vcpu *v, uint64_t val)
 {
 	vlapic_write_tsc_deadline(v->lapic, val);
-	if (unlikely(log_trace_on(TRACE_TIMER)))
-		trace_timer_arm(v);
-	if (v->timer_kind != TIMER_PREEMPT)
+	if (v->timer_kind != TIMER_PREEMPT) {
+		if (unlikely(log_trace_on(TRACE_TIMER)))
+			trace_timer_arm(v);
 		return 0;
+	}
 	/* Re-armed now, as vcpu_timer_before_entry() would before the next
 	 * entry (nothing moved when the write was ignored). */
-	if (v->timer_dirty)
+	if (unlikely(log_trace_on(TRACE_TIMER))) {
+		trace_timer_arm(v);
+		if (v->timer_dirty)
+			vcpu_timer_before_entry(v);
+	} else if (v->timer_dirty) {
 		vcpu_timer_rearm_preempt(v);
+	}
 	return EXIT_RESUMABLE;
 }
 
@@ -404,7 +410,10 @@ static __attribute__((noinline)) int apic_msr_write(struct vcpu *v, uint32_t msr
 
 int vapic_deadline_write(struct vcpu *v, uint64_t val)
 {
-	return unlikely(v->guest->hk) ? deadline_write_posted(v, val) : deadline_write(v, val);
+	/* timer=posted is the backend of every vCPU of a guest with a
+	 * housekeeper (vcpu_timer_init()). */
+	return unlikely(v->timer_kind == TIMER_POSTED) ? deadline_write_posted(v, val)
+						       : deadline_write(v, val);
 }
 
 /* A dispatch without a frame: each write pays for its own. */

@@ -266,13 +266,13 @@ static __attribute__((noinline, cold)) void timer_before_entry_armed_traced(stru
 }
 
 /*
- * The exit fast path's re-arm after the guest moved its timer
- * (vmm/exit/exit_fast.c): before_entry_armed() for a vCPU on the
- * preemption-timer backend, untraced, which no halt woke (halt_wake and
- * timer_exit are false after any exit but the timer's own, see
- * exit_fast.c) and whose timer is armed and not due - the same plan,
- * without the choice of advance, the expiry and the backend dispatch.
- * Anything else goes the whole way.
+ * The re-arm after an exit handler moved the guest's timer (vapic.c's
+ * TSC-deadline write): before_entry_armed() for a vCPU on the
+ * preemption-timer backend, untraced (the caller's test), whose timer is
+ * armed and not due - the same plan, without the choice of advance (no
+ * halt woke it: halt_wake is set by vcpu_timer_block() and cleared by the
+ * entry right after, no exit handler runs in between), the expiry and
+ * the backend dispatch. Anything else goes the whole way.
  */
 void vcpu_timer_rearm_preempt(struct vcpu *v)
 {
@@ -282,7 +282,7 @@ void vcpu_timer_rearm_preempt(struct vcpu *v)
 		.advance_tsc = advance_get(&v->advance), .backend = TIMER_PREEMPT,
 	};
 
-	if (unlikely(!in.armed || v->halt_wake || log_trace_on(TRACE_TIMER))) {
+	if (unlikely(!in.armed)) {
 		vcpu_timer_before_entry(v);
 		return;
 	}

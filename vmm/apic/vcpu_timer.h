@@ -20,7 +20,8 @@ static inline void vcpu_timer_before_entry(struct vcpu *v)
 	v->timer_before_entry(v);
 }
 /* vcpu_timer_before_entry() for the exit fast path after the guest moved
- * its timer (a TSC-deadline write), on the preemption-timer backend. */
+ * its timer (a TSC-deadline write), on the preemption-timer backend and
+ * with timer tracing off. */
 void vcpu_timer_rearm_preempt(struct vcpu *v);
 /*
  * The VMX-preemption timer counts in non-root mode only (SDM Vol. 3C,

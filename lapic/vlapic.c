@@ -126,14 +126,11 @@ static bool tsc_deadline_on(const struct vlapic *l)
 	       vlapic_mode(l) != VLAPIC_DISABLED;
 }
 
-void vlapic_write_tsc_deadline(struct vlapic *l, uint64_t val)
+void vlapic_write_tsc_deadline_at(struct vlapic *l, uint64_t val, uint64_t now)
 {
-	uint64_t now;
-
 	if (!tsc_deadline_on(l))
 		return;
 	/* A deadline that already passed has fired before this write. */
-	now = l->ops->now(l);
 	if (l->timer.armed)
 		vlapic_timer_expired(l, now);
 	l->tsc_deadline = val;
@@ -161,7 +158,7 @@ int vlapic_wrmsr(struct vlapic *l, uint32_t msr, uint64_t val)
 	if (msr == MSR_IA32_APIC_BASE)
 		return set_base(l, val);
 	if (msr == MSR_IA32_TSC_DEADLINE) {
-		vlapic_write_tsc_deadline(l, val);
+		vlapic_write_tsc_deadline_at(l, val, l->ops->now(l));
 		return 0;
 	}
 	if (msr >= LAPIC_MSR_BASE && msr <= LAPIC_MSR_LAST)

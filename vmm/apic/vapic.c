@@ -43,11 +43,15 @@ static struct vcpu *owner(struct vlapic *l)
  * gets round to them: a TMICT write starts counting, and TMCCT is read,
  * when the instruction ran, the measured exit cost before the stub's
  * exit TSC. */
+/* The guest TSC when the guest left for the current exit. */
+static inline uint64_t guest_now(const struct vcpu *v)
+{
+	return v->regs.exit_tsc - v->exit_tsc + v->tsc_offset;
+}
+
 static uint64_t op_now(struct vlapic *l)
 {
-	struct vcpu *v = owner(l);
-
-	return v->regs.exit_tsc - v->exit_tsc + v->tsc_offset;
+	return guest_now(owner(l));
 }
 
 static void op_timer_update(struct vlapic *l)
@@ -359,7 +363,7 @@ bool vapic_timer_reg(uint32_t off)
  */
 static int deadline_write(struct vcpu *v, uint64_t val)
 {
-	vlapic_write_tsc_deadline(v->lapic, val);
+	vlapic_write_tsc_deadline_at(v->lapic, val, guest_now(v));
 	if (v->timer_kind != TIMER_PREEMPT) {
 		if (unlikely(log_trace_on(TRACE_TIMER)))
 			trace_timer_arm(v);
@@ -387,7 +391,7 @@ static int deadline_write(struct vcpu *v, uint64_t val)
 static __attribute__((noinline)) int deadline_write_posted(struct vcpu *v, uint64_t val)
 {
 	housekeeper_lock_timer(v);
-	vlapic_write_tsc_deadline(v->lapic, val);
+	vlapic_write_tsc_deadline_at(v->lapic, val, guest_now(v));
 	housekeeper_unlock_timer(v);
 	if (log_trace_on(TRACE_TIMER))
 		trace_timer_arm(v);

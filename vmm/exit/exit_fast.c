@@ -194,7 +194,6 @@ static inline __attribute__((always_inline)) void fast_exit_begin(struct vcpu *v
 	vcpu_after_exit(v);
 	v->stats.exits[reason]++;
 	v->exit.reason = reason;
-	v->exit.basic = (uint16_t)reason;
 }
 
 /* After the handler, which returned r: nonzero to resume now. */

@@ -208,9 +208,12 @@ static inline __attribute__((always_inline)) int fast_exit_end(struct vcpu *v, u
 	 * due sets one (expire(); with LVTT masked nothing is delivered,
 	 * nothing kicks). */
 	if (reason != VMX_EXIT_CPUID) {
-		if (unlikely(r < 0))
-			vmm_exit_ended(v);
-		if (r != EXIT_RESUMABLE || v->regs.spin_until)
+		if (unlikely(r != EXIT_RESUMABLE)) {
+			if (r < 0)
+				vmm_exit_ended(v);
+			return 0;
+		}
+		if (v->regs.spin_until)
 			return 0;
 	}
 	if (!vcpu_entry_idle_inline(v, &now))

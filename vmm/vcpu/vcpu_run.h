@@ -36,7 +36,11 @@ void vcpu_skip_insn_rare(struct vcpu *v, uint64_t intr, uint64_t rflags);
  * VMWRITE; the rest is vcpu_skip_insn_rare(). */
 static inline __attribute__((always_inline)) void vcpu_skip_insn(struct vcpu *v)
 {
-	uint64_t intr = vcpu_interruptibility(v), rflags;
+	/* Read, not cached: nothing on the fast path reads it after the
+	 * instruction, and vcpu_skip_insn_rare() caches what it writes. */
+	uint64_t intr = likely(!v->intr_state_valid) ? vmread(VMCS_GUEST_INTERRUPTIBILITY)
+						     : v->cached_intr_state;
+	uint64_t rflags;
 
 	vmwrite(VMCS_GUEST_RIP, v->exit.rip + v->exit.insn_len);
 	rflags = vmread(VMCS_GUEST_RFLAGS);

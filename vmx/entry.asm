@@ -15,8 +15,9 @@ bits 64
 %include "offsets.inc"
 
 ; The GPRs the C ABI keeps across calls, stored in regs (rdi) only
-; where an exit goes on to the run loop, as the hooks of CPUID and WRMSR
-; exits neither read nor write them (vmx/regs.h, guest_regs.cpuid_exit).
+; where an exit goes on to the run loop, as the hooks of CPUID, WRMSR and
+; APIC-write exits neither read nor write them (vmx/regs.h,
+; guest_regs.cpuid_exit).
 %macro SAVE_CALLEE_SAVED_BUT_RBX 0
 	mov [rdi + REGS_RBP], rbp
 	mov [rdi + REGS_R12], r12
@@ -112,10 +113,10 @@ vmx_run:
 ; without an entry wait, CR2 is still the guest's, as root mode never
 ; changes it, and the callee-saved GPRs still hold the guest's values.
 ; These exits save CR2 only when they go back to the caller, and CPUID
-; never the exit TSC; CPUID and WRMSR save what their hooks read (rax,
-; rcx, and rdx for WRMSR; exit_cpuid() writes rbx and rdx) and the C
-; ABI's scratch registers, and the callee-saved ones only when they go
-; back. Each reason has its own call: WRMSR's is reached
+; never the exit TSC; they save what their hooks read (CPUID rax and
+; rcx, WRMSR rax, rcx and rdx, APIC write none; exit_cpuid() writes rbx
+; and rdx) and the C ABI's scratch registers, and the callee-saved ones
+; only when they go back. Each reason has its own call: WRMSR's is reached
 ; without a taken branch and the APIC write's after one. In an SMP
 ; machine Bochs runs each CPU a trace (up to a taken branch) at a time,
 ; and an IPI's notification leaves from the hook, so each branch before
@@ -139,40 +140,35 @@ vmx_exit:
 	je vmx_exit_cpuid                       ; needs no CR2, no exit TSC, no more GPRs
 .rest:
 	mov [rdi + REGS_RDX], rdx
-	cmp ecx, EXIT_REASON_WRMSR
-	jne .callee_saved
 	rdtsc                                   ; when the guest left, for its APIC
 	shl rdx, 32
 	or rax, rdx
 	mov [rdi + REGS_EXIT_TSC], rax
+	cmp ecx, EXIT_REASON_WRMSR
+	jne .not_wrmsr
 	mov rax, [rdi + REGS_WRMSR_EXIT]        ; no CR2 either, unless it returns
 	test rax, rax
-	jz .wrmsr_no_hook
+	jz .no_hook
 	call rax
+.hooked:                                    ; WRMSR, APIC write
 	mov rdi, [rsp]                          ; regs
 	test eax, eax
 	jnz vmx_exit_hooked.resume_rbx_kept     ; rbx: not saved, still the guest's
 	SAVE_CALLEE_SAVED
 	jmp vmx_exit_hooked.handled
-.wrmsr_no_hook:
-	SAVE_CALLEE_SAVED
-	jmp vmx_exit_other
-.callee_saved:
-	SAVE_CALLEE_SAVED
-	rdtsc                                   ; when the guest left, for its APIC
-	shl rdx, 32
-	or rax, rdx
-	mov [rdi + REGS_EXIT_TSC], rax
+.not_wrmsr:
 	cmp ecx, EXIT_REASON_APIC_WRITE
-	jne vmx_exit_other
+	jne .no_hook
 	mov rax, [rdi + REGS_APIC_WRITE_EXIT]
 	test rax, rax
-	jz vmx_exit_other
+	jz .no_hook
 	call rax
+	jmp .hooked
+.no_hook:                                   ; as any other exit
+	SAVE_CALLEE_SAVED
+	jmp vmx_exit_other
+
 vmx_exit_hooked:
-	mov rdi, [rsp]                          ; regs
-	test eax, eax
-	jz .handled
 .resume:
 	; Back in at once: only what the C ABI lets the hook change is
 	; loaded again (rax-rdx hold CPUID's results, rsi, rdi, r8-r11 the
@@ -180,7 +176,7 @@ vmx_exit_hooked:
 	; the hook kept them and no resumable handler writes them in regs.
 	; CR2 is still the guest's and the VMCS is launched (this was an exit).
 	mov rbx, [rdi + REGS_RBX]
-.resume_rbx_kept:                           ; WRMSR: rbx was never stored
+.resume_rbx_kept:                           ; WRMSR, APIC write: rbx never stored
 	mov rax, [rdi + REGS_RAX]
 	mov rcx, [rdi + REGS_RCX]
 	mov rdx, [rdi + REGS_RDX]

@@ -105,6 +105,8 @@ int exit_apic_access(struct vcpu *v)
  * is (exit_wrmsr()), and intr_dirty is left alone for the same reason:
  * this vCPU's IRR moved only if it was its own target, and then
  * vlapic_accept() notified it. No timer lock: an IPI touches no timer.
+ * No APIC write reads a guest register or ends the guest: the entry stub
+ * saves no GPR the C ABI keeps before the hook (vmx/regs.h).
  */
 int exit_apic_write(struct vcpu *v)
 {

@@ -83,7 +83,7 @@ void trace_ipi(struct vlapic *l, const struct vlapic *t, const struct lapic_ipi 
 
 void trace_exit(struct vcpu *v)
 {
-	unsigned basic = v->exit.basic;
+	unsigned basic = vmx_exit_basic(&v->exit);
 
 	log_trace(TRACE_EXIT, "vcpu%u: exit %u (%s) at rip %#lx, qualification %#lx", v->id,
 		  basic, vmx_exit_name(basic), (unsigned long)vmread(VMCS_GUEST_RIP),

@@ -65,7 +65,7 @@ unsigned vcpu_timer_backend(const struct vcpu *v)
 
 /* The count itself is written last before the entry, from v->preempt_at
  * (vcpu_timer_load_preempt). */
-static void set_preempt(struct vcpu *v, bool on)
+static inline __attribute__((always_inline)) void set_preempt(struct vcpu *v, bool on)
 {
 	vcpu_set_ctl(&v->cached_pin_ctls, VMCS_PIN_CTLS, PIN_PREEMPT_TIMER, on);
 }
@@ -149,7 +149,8 @@ static inline __attribute__((always_inline)) uint64_t stop_poll_deadline(struct 
  * is recomputed from the absolute deadline on every entry and root-mode
  * time is never lost. apply_preempt() makes no call, so the entries of
  * the preemption-timer backend run it without a frame. */
-static void apply_preempt(struct vcpu *v, uint64_t pre, uint64_t host_now)
+static inline __attribute__((always_inline)) void apply_preempt(struct vcpu *v, uint64_t pre,
+								 uint64_t host_now)
 {
 	uint64_t limit = v->guest->deadline_tsc;
 
@@ -270,6 +271,36 @@ static __attribute__((noinline)) void timer_before_entry_armed(struct vcpu *v)
 static __attribute__((noinline, cold)) void timer_before_entry_armed_traced(struct vcpu *v)
 {
 	before_entry_armed(v, true);
+}
+
+/*
+ * The re-arm after an exit handler moved the guest's timer (vapic.c's
+ * TSC-deadline write): before_entry_armed() for a vCPU on the
+ * preemption-timer backend, untraced (the caller's test), whose timer is
+ * armed and not due - the same plan, without the choice of advance (no
+ * halt woke it: halt_wake is set by vcpu_timer_block() and cleared by the
+ * entry right after, no exit handler runs in between), the expiry and
+ * the backend dispatch. Anything else goes the whole way.
+ */
+void vcpu_timer_rearm_preempt(struct vcpu *v)
+{
+	const struct vtimer *t = &v->lapic->timer;
+	struct timer_plan_in in = {
+		.armed = t->armed, .target = t->target, .tsc_offset = v->tsc_offset,
+		.advance_tsc = advance_get(&v->advance), .backend = TIMER_PREEMPT,
+	};
+
+	if (unlikely(!in.armed)) {
+		vcpu_timer_before_entry(v);
+		return;
+	}
+	in.host_now = rdtsc();
+	if (unlikely(timer_plan_due(&in))) {
+		timer_before_entry_armed(v);
+		return;
+	}
+	v->timer_dirty = false;
+	apply_preempt(v, timer_plan_arm(&in).hw_at, in.host_now);
 }
 
 /* Posted, woken from a halt in root mode by its own host timer inside

@@ -905,7 +905,7 @@ static void test_errors_basic(void **state)
 static void test_errors_limits(void **state)
 {
 	static char text[64 * 1024];
-	char want[512];
+	char want[TV_CMDLINE_LEN + 64];   /* the longest message below, whole */
 	size_t n = 0;
 
 	/* 128 guests fit, the 129th does not */
@@ -918,7 +918,7 @@ static void test_errors_limits(void **state)
 	sprintf(text + n, "# comment\nguest g128 img128\n");
 	expect_err(text, 130, "too many guests (at most 128)");
 
-	/* name 31 ok / 32 too long; path 127 / 128; cmdline 255 / 256 */
+	/* name 31 ok / 32 too long; path 127 / 128; cmdline 511 / 512 */
 	char name[TV_NAME_LEN + 1], path[TV_PATH_LEN + 1], cmd[TV_CMDLINE_LEN + 1];
 
 	memset(name, 'n', sizeof(name) - 2);

@@ -15,7 +15,7 @@
 #define TV_MAX_MODULES  8u
 #define TV_NAME_LEN     32u
 #define TV_PATH_LEN     128u
-#define TV_CMDLINE_LEN  256u
+#define TV_CMDLINE_LEN  512u
 
 enum hlt_policy {
 	HLT_EXIT,               /* HLT exits; the CPU sleeps on a host timer */

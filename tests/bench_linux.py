@@ -142,7 +142,8 @@ def _run_native(out, tsc_hz, run=0):
     os.makedirs(work, exist_ok=True)
     iso = linux_guest.native_iso(kernel, initrd,
                                  linux_guest.native_cmdline(CPUS, tsc_hz, "lapic-deadline",
-                                                            _kernel("native")) + _pad(run), os.path.join(work, "linux.iso"))
+                                                            _kernel("native")) + _pad(run),
+                                 os.path.join(work, "linux.iso"))
     msrs = linux_guest.bochs_msrs(os.path.join(work, "msrs.def"))
     status, serial, _ = emu.run(iso, "native", cpus=CPUS, megs=MEGS, timeout=1800,
                                 workdir=work, quiet=True, msrs=msrs)
@@ -222,8 +223,9 @@ def pool(runs):
     res["logs"] = [r.get("log") for r in runs]
     res["hlt_exits"] = [r.get("exits", {}).get("HLT", 0) if r.get("exits") else None
                         for r in runs]
-    res["per_wakeup"] = [exits_per_wakeup(r) for r in runs]
-    res["dedicated_runs"] = [_dedicated_figures(r) for r in runs]
+    if any(r.get("base") for r in runs):        # the dedicated configuration's
+        res["per_wakeup"] = [exits_per_wakeup(r) for r in runs]
+        res["dedicated_runs"] = [_dedicated_figures(r) for r in runs]
     na = [r["na"] for r in runs if r.get("na")]
     if na:
         res["na"] = na[0]
@@ -248,8 +250,9 @@ def run(build, out):
     jobs = [(name, opts, r, base) for name, opts, _ in CONFIGS if opts is not None
             and name in chosen for base in (False, True) if not base or name == "dedicated"
             for r in range(RUNS)]
-    print(f"bench: linux under tickvisor: {len(jobs)} boots ({RUNS} per configuration, "
-          f"dedicated's twice, {PARALLEL} at a time)", file=sys.stderr)
+    print(f"bench: linux under tickvisor: {len(jobs)} boots ({RUNS} per configuration"
+          + (", each dedicated one with its twin" if "dedicated" in chosen else "") +
+          f", {PARALLEL} at a time)", file=sys.stderr)
     with ThreadPoolExecutor(PARALLEL) as ex:
         done = list(ex.map(lambda j: _run_tickvisor(build, out, *j), jobs))
     bases = {}
@@ -292,9 +295,9 @@ def overall(res):
             max(t["max"] for t in th))
 
 
-def spikes(linux, factor=SPIKE):
+def spikes(linux):
     """[(config, run, thread, max, native pooled max)]: every boot's thread
-    whose max exceeds factor x native's pooled max (issue 24.1), in
+    whose max exceeds SPIKE x native's pooled max (issue 24.1), in
     configuration order; [] without a native figure."""
     nat = overall(linux["configs"].get("native") or {})
     if not nat:
@@ -302,7 +305,7 @@ def spikes(linux, factor=SPIKE):
     return [(name, run, i, t["max"], nat[2])
             for name, _, _ in CONFIGS if name != "native"
             for run, threads in enumerate((linux["configs"].get(name) or {}).get("runs") or [])
-            for i, t in enumerate(threads or []) if t["max"] > factor * nat[2]]
+            for i, t in enumerate(threads or []) if t["max"] > SPIKE * nat[2]]
 
 
 def spike_lines(linux):
@@ -405,9 +408,9 @@ def dedicated_md(linux):
              "|---|---|---|---|---|"]
     figs = res.get("dedicated_runs") or []
     for run, per in enumerate(res.get("per_wakeup") or []):
-        ex, ex0, wake = figs[run] if run < len(figs) else (None, None, None)
-        head = f"| {run} | {ex if ex is not None else '–'} ({ex0 if ex0 is not None else '–'})" \
-               f" | {wake if wake is not None else '–'}"
+        ex, ex0, wake = ("–" if x is None else x for x in
+                         (figs[run] if run < len(figs) else (None, None, None)))
+        head = f"| {run} | {ex} ({ex0}) | {wake}"
         if not per:
             lines.append(head + " | – | – |")
             continue
@@ -445,7 +448,7 @@ def report_md(linux):
         lines.append(f"| {label} | {ce} | {per} | {runs} | {_maxima(res)} | "
                      f"{ratio if name != 'native' else '1.00×'} |")
     spiked = spike_lines(linux)
-    lines += [""] + [f"**{line}**" for line in spiked] if spiked else \
+    lines += ([""] + [f"**{line}**" for line in spiked]) if spiked else \
         ["", f"No boot's thread max exceeds {SPIKE}x native's pooled max."]
     lines += dedicated_md(linux)
     for name, _, _ in CONFIGS:

@@ -556,7 +556,7 @@ static int parse_inject_tsc(struct cfg_ctx *x, char *arg, int32_t *cpu, int64_t 
 	return 0;
 }
 
-/* inject=hpet-stuck|hpet-strays|tsc-adjust:CPU:CYCLES|tsc-warp:CPU:CYCLES|
+/* inject=hpet-stuck|hpet-strays|hlt-vintr-erratum|tsc-adjust:CPU:CYCLES|tsc-warp:CPU:CYCLES|
  * reset-from:fadt|cf9|kbc|efi (struct tv_inject). */
 static int parse_inject(struct cfg_ctx *x, struct tv_inject *in, char *val)
 {
@@ -579,12 +579,17 @@ static int parse_inject(struct cfg_ctx *x, struct tv_inject *in, char *val)
 		in->hpet_strays = true;
 		return 0;
 	}
+	if (!strcmp(val, "hlt-vintr-erratum")) {
+		in->hlt_vintr_erratum = true;
+		return 0;
+	}
 	if (!strncmp(val, "tsc-adjust:", 11))
 		return parse_inject_tsc(x, val + 11, &in->adjust_cpu, &in->adjust);
 	if (!strncmp(val, "tsc-warp:", 9))
 		return parse_inject_tsc(x, val + 9, &in->warp_cpu, &in->warp);
-	return cfg_error(x, "inject must be hpet-stuck, hpet-strays, tsc-adjust:CPU:CYCLES, "
-			 "tsc-warp:CPU:CYCLES or reset-from:METHOD, not", val);
+	return cfg_error(x, "inject must be hpet-stuck, hpet-strays, hlt-vintr-erratum, "
+			 "tsc-adjust:CPU:CYCLES, tsc-warp:CPU:CYCLES or reset-from:METHOD, not",
+			 val);
 }
 
 static int parse_global(struct cfg_ctx *x, struct tv_config *c, char *tok)

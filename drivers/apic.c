@@ -67,18 +67,13 @@ void apic_eoi(void)
  *   which uses a shorthand and so writes ICR_LO only (the destination
  *   field is ignored then), and never returns to the code it interrupted.
  *   A future NMI-time IPI must keep to shorthands for the same reason.
- * x2APIC has none of this: the ICR is one 64-bit WRMSR.
+ * x2APIC has none of this: the ICR is one 64-bit WRMSR (apic_send_ipi(),
+ * apic.h).
  */
-void apic_send_ipi(uint32_t dest, uint32_t icr_lo)
+void apic_send_ipi_xapic(uint32_t dest, uint32_t icr_lo)
 {
-	uint64_t flags;
+	uint64_t flags = irq_save();
 
-	if (apic_caps.x2apic) {
-		/* One WRMSR; no delivery-status polling in x2APIC mode. */
-		wrmsr(X2APIC_MSR(APIC_ICR_LO), ((uint64_t)dest << 32) | icr_lo);
-		return;
-	}
-	flags = irq_save();
 	for (unsigned spins = 0; apic_read(APIC_ICR_LO) & APIC_ICR_PENDING && spins < 1000000; spins++)
 		cpu_relax();
 	if (!(icr_lo & APIC_ICR_SHORTHAND))

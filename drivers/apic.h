@@ -9,6 +9,7 @@
 #define DRIVERS_APIC_H
 
 #include "drivers/base.h"
+#include "drivers/io.h"
 #include "drivers/x86.h"       /* IA32_APIC_BASE, IA32_TSC_DEADLINE */
 
 enum apic_reg {
@@ -70,10 +71,21 @@ void apic_eoi(void);
 /* LINT0 or LINT1 (pin) delivers an NMI, edge-triggered as the SDM requires
  * of NMI delivery, active low if asked (the MADT's NMI entries). */
 void apic_lint_nmi(unsigned pin, bool active_low);
+/* apic_send_ipi() in xAPIC mode (see apic.c). */
+void apic_send_ipi_xapic(uint32_t dest_apic_id, uint32_t icr_lo);
 /* ICR: `icr_lo` holds vector, delivery mode, level and shorthand bits
  * (with a shorthand the destination is not written). Safe against
- * interrupts and the NMI handler (see apic.c). */
-void apic_send_ipi(uint32_t dest_apic_id, uint32_t icr_lo);
+ * interrupts and the NMI handler (see apic.c). x2APIC: one WRMSR, no
+ * delivery-status polling; inline, as the exit fast path sends the
+ * posted-interrupt notification of every IPI between vCPUs, and the
+ * fewer branches before it, the sooner the other CPU has it. */
+static inline void apic_send_ipi(uint32_t dest_apic_id, uint32_t icr_lo)
+{
+	if (likely(apic_caps.x2apic))
+		wrmsr(MSR_X2APIC_FIRST + (APIC_ICR_LO >> 4), ((uint64_t)dest_apic_id << 32) | icr_lo);
+	else
+		apic_send_ipi_xapic(dest_apic_id, icr_lo);
+}
 /* An NMI to the CPU with this APIC ID (vector field ignored, SDM). */
 void apic_send_nmi(uint32_t dest_apic_id);
 /* Timer: TSC-deadline (absolute TSC) or one-shot (count at divide 1). */

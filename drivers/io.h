@@ -38,9 +38,11 @@ static inline struct cpuid_regs cpuid(uint32_t leaf, uint32_t sub)
 
 static inline uint64_t rdtsc(void)
 {
-	uint32_t lo, hi;
+	/* 64-bit outputs: RDTSC's 32-bit writes clear the upper halves of
+	 * RAX and RDX, so the compiler adds no zero-extension. */
+	uint64_t lo, hi;
 	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-	return ((uint64_t)hi << 32) | lo;
+	return (hi << 32) | lo;
 }
 
 /* rdtsc ordered after all earlier loads/stores (SDM: LFENCE before RDTSC). */

@@ -118,27 +118,24 @@ static int set_base(struct vlapic *l, uint64_t val)
 	return 0;
 }
 
-static int tsc_deadline_access(struct vlapic *l, uint64_t *val, bool write)
+/* SDM "TSC-Deadline Mode": reads return 0 and writes are ignored unless
+ * LVTT selects TSC-deadline mode; writing 0 disarms. */
+static bool tsc_deadline_on(const struct vlapic *l)
 {
-	/* SDM "TSC-Deadline Mode": reads return 0 and writes are ignored
-	 * unless LVTT selects TSC-deadline mode; writing 0 disarms. */
-	bool dl = l->cached_timer_mode == LAPIC_TIMER_TSC_DEADLINE &&
-		  vlapic_mode(l) != VLAPIC_DISABLED;
-	uint64_t now;
+	return l->cached_timer_mode == LAPIC_TIMER_TSC_DEADLINE &&
+	       vlapic_mode(l) != VLAPIC_DISABLED;
+}
 
-	if (!write) {
-		*val = dl ? l->tsc_deadline : 0;
-		return 0;
-	}
-	if (!dl)
-		return 0;
+void vlapic_write_tsc_deadline_at(struct vlapic *l, uint64_t val, uint64_t now)
+{
+	if (!tsc_deadline_on(l))
+		return;
 	/* A deadline that already passed has fired before this write. */
-	now = l->ops->now(l);
-	vlapic_timer_expired(l, now);
-	l->tsc_deadline = *val;
-	vtimer_start_deadline(&l->timer, *val, now);
+	if (l->timer.armed)
+		vlapic_timer_expired(l, now);
+	l->tsc_deadline = val;
+	vtimer_start_deadline(&l->timer, val, now);
 	l->ops->timer_update(l);
-	return 0;
 }
 
 int vlapic_rdmsr(struct vlapic *l, uint32_t msr, uint64_t *val)
@@ -147,8 +144,10 @@ int vlapic_rdmsr(struct vlapic *l, uint32_t msr, uint64_t *val)
 		*val = l->base_msr;
 		return 0;
 	}
-	if (msr == MSR_IA32_TSC_DEADLINE)
-		return tsc_deadline_access(l, val, false);
+	if (msr == MSR_IA32_TSC_DEADLINE) {
+		*val = tsc_deadline_on(l) ? l->tsc_deadline : 0;
+		return 0;
+	}
 	if (msr >= LAPIC_MSR_BASE && msr <= LAPIC_MSR_LAST)
 		return vlapic_x2apic_access(l, msr, val, false);
 	return -1;
@@ -158,8 +157,10 @@ int vlapic_wrmsr(struct vlapic *l, uint32_t msr, uint64_t val)
 {
 	if (msr == MSR_IA32_APIC_BASE)
 		return set_base(l, val);
-	if (msr == MSR_IA32_TSC_DEADLINE)
-		return tsc_deadline_access(l, &val, true);
+	if (msr == MSR_IA32_TSC_DEADLINE) {
+		vlapic_write_tsc_deadline_at(l, val, l->ops->now(l));
+		return 0;
+	}
 	if (msr >= LAPIC_MSR_BASE && msr <= LAPIC_MSR_LAST)
 		return vlapic_x2apic_access(l, msr, &val, true);
 	return -1;

@@ -130,6 +130,11 @@ int vlapic_mmio_write(struct vlapic *l, uint32_t off, uint32_t val);
  * Returns 0, or -1 for #GP. */
 int vlapic_rdmsr(struct vlapic *l, uint32_t msr, uint64_t *val);
 int vlapic_wrmsr(struct vlapic *l, uint32_t msr, uint64_t val);
+/* vlapic_wrmsr() of IA32_TSC_DEADLINE, which never raises #GP, with
+ * `now` the guest TSC of the write (what ops->now gives): the write a
+ * guest makes per timer it programs, called by the exit path directly,
+ * which knows the time without the op. */
+void vlapic_write_tsc_deadline_at(struct vlapic *l, uint64_t val, uint64_t now);
 /* An ICR write that is a fixed IPI to itself or to one physical
  * destination: true when done, as the register write would have done it,
  * false with nothing done for every other value. x2APIC: WRMSR to its

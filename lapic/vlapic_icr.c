@@ -239,7 +239,7 @@ static inline __attribute__((always_inline)) bool icr_fast(struct vlapic *l, uin
 	vlapic_set(l, LAPIC_ICR_HI, (uint32_t)(icr >> 32));
 	vlapic_set(l, LAPIC_ICR_LO, (uint32_t)icr & ~(uint32_t)LAPIC_ICR_STATUS);
 	if (t)
-		vlapic_accept(t, LAPIC_DM_FIXED, ipi.vector, false);
+		vlapic_accept_fixed(t, ipi.vector, false);
 	return true;
 }
 

@@ -36,6 +36,40 @@ static inline bool vlapic_illegal_vector(uint32_t vec)
 }
 /* Records errors in the ESR (and raises the error LVT). */
 void vlapic_error(struct vlapic *l, uint32_t esr_bits);
+
+/* The word of a 256-bit register (IRR, ISR, TMR) that holds vec, and
+ * vec's bit in it. */
+#define VLAPIC_VEC_BIT(vec)     (1u << ((vec) & 31))
+static inline uint32_t *vlapic_vec_reg(struct vlapic *l, uint32_t base, int vec)
+{
+	return (uint32_t *)(l->page + base + ((uint32_t)vec >> 5 << 4));
+}
+
+/* vlapic_accept() of a fixed or lowest-priority interrupt. Inline, the
+ * usual case first: icr_fast() delivers every IPI between vCPUs through
+ * it, and with posted interrupts the notification is its last step. */
+static inline __attribute__((always_inline)) void vlapic_accept_fixed(struct vlapic *l,
+									uint8_t vec, bool level)
+{
+	/* A software-disabled APIC takes no fixed interrupts. */
+	if (unlikely(!vlapic_sw_enabled(l)))
+		return;
+	if (unlikely(vlapic_illegal_vector(vec))) {
+		vlapic_error(l, LAPIC_ESR_RECV_ILLEGAL);
+		return;
+	}
+	if (unlikely(level)) {
+		__atomic_fetch_or(vlapic_vec_reg(l, LAPIC_TMR, vec), VLAPIC_VEC_BIT(vec),
+				  __ATOMIC_RELAXED);
+	} else {
+		__atomic_fetch_and(vlapic_vec_reg(l, LAPIC_TMR, vec), ~VLAPIC_VEC_BIT(vec),
+				   __ATOMIC_RELAXED);
+		if (l->ops->post && l->ops->post(l, vec))
+			return;
+	}
+	__atomic_fetch_or(vlapic_vec_reg(l, LAPIC_IRR, vec), VLAPIC_VEC_BIT(vec), __ATOMIC_RELEASE);
+	l->ops->notify(l);
+}
 /* Stores PPR as TPR and ISR make it, and returns it. */
 uint32_t vlapic_update_ppr(struct vlapic *l);
 /* Sets the mask bit of every LVT entry. */

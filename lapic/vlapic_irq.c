@@ -9,14 +9,6 @@
 #include "lapic/vlapic.h"
 #include "lapic/vlapic_impl.h"
 
-#define VEC_WORD(vec)   ((uint32_t)(vec) >> 5 << 4)     /* register offset step */
-#define VEC_BIT(vec)    (1u << ((vec) & 31))
-
-static uint32_t *reg_ptr(struct vlapic *l, uint32_t base, int vec)
-{
-	return (uint32_t *)(l->page + base + VEC_WORD(vec));
-}
-
 static int highest_in(const struct vlapic *l, uint32_t base)
 {
 	for (int w = 7; w >= 0; w--) {
@@ -79,8 +71,8 @@ static void priority_changed(struct vlapic *l)
 
 void vlapic_ack(struct vlapic *l, int vec)
 {
-	__atomic_fetch_and(reg_ptr(l, LAPIC_IRR, vec), ~VEC_BIT(vec), __ATOMIC_ACQ_REL);
-	*reg_ptr(l, LAPIC_ISR, vec) |= VEC_BIT(vec);
+	__atomic_fetch_and(vlapic_vec_reg(l, LAPIC_IRR, vec), ~VLAPIC_VEC_BIT(vec), __ATOMIC_ACQ_REL);
+	*vlapic_vec_reg(l, LAPIC_ISR, vec) |= VLAPIC_VEC_BIT(vec);
 	vlapic_update_ppr(l);
 }
 
@@ -92,7 +84,7 @@ void vlapic_eoi(struct vlapic *l)
 	 * vector would be broadcast to I/O APICs, of which guests have none. */
 	if (vec < 0)
 		return;
-	*reg_ptr(l, LAPIC_ISR, vec) &= ~VEC_BIT(vec);
+	*vlapic_vec_reg(l, LAPIC_ISR, vec) &= ~VLAPIC_VEC_BIT(vec);
 	priority_changed(l);
 }
 
@@ -118,21 +110,8 @@ void vlapic_accept(struct vlapic *l, uint32_t dm, uint8_t vec, bool level)
 	switch (dm) {
 	case LAPIC_DM_FIXED:
 	case LAPIC_DM_LOWEST:
-		/* A software-disabled APIC takes no fixed interrupts. */
-		if (!vlapic_sw_enabled(l))
-			return;
-		if (vlapic_illegal_vector(vec)) {
-			vlapic_error(l, LAPIC_ESR_RECV_ILLEGAL);
-			return;
-		}
-		if (level)
-			__atomic_fetch_or(reg_ptr(l, LAPIC_TMR, vec), VEC_BIT(vec), __ATOMIC_RELAXED);
-		else
-			__atomic_fetch_and(reg_ptr(l, LAPIC_TMR, vec), ~VEC_BIT(vec), __ATOMIC_RELAXED);
-		if (!level && l->ops->post && l->ops->post(l, vec))
-			return;
-		__atomic_fetch_or(reg_ptr(l, LAPIC_IRR, vec), VEC_BIT(vec), __ATOMIC_RELEASE);
-		break;
+		vlapic_accept_fixed(l, vec, level);
+		return;
 	case LAPIC_DM_NMI:
 		nmi_latch(l);
 		break;

@@ -89,13 +89,15 @@ def timer_backend(opts, vcpus, cpus, posted=True):
     """The backend of a guest line's options (the last timer= wins) on a
     boot of `cpus` CPUs whose model has posted interrupts or not. timer=auto
     is posted where housekeeper_plan() (vmm/apic/housekeeper.c) finds posted
-    interrupts, a free CPU, virtual-interrupt delivery and no hlt=guest,
-    else the preemption timer."""
+    interrupts, a free CPU and virtual-interrupt delivery, else the
+    preemption timer; with hlt=guest only on CPUs that wake a halted guest
+    for a pending virtual interrupt (probe 5), which this tree's Bochs does
+    (scripts/bochs-patches/0007; suite auto-hlt-guest has the other case)."""
     words = opts.split()
     sel = ([o[len("timer="):] for o in words if o.startswith("timer=")] or ["auto"])[-1]
     if sel != "auto":
         return sel
-    if posted and vcpus < cpus and "apicv=off" not in words and "hlt=guest" not in words:
+    if posted and vcpus < cpus and "apicv=off" not in words:
         return "posted"
     return "preempt"
 
@@ -303,6 +305,51 @@ TOPOLOGY_SMT2 = (r"^tickvisor: topology: 1 package, 2 cores, 4 CPUs up \(CPUID l
 PLACEMENT_SMT2 = (r"^tickvisor: placement: vCPUs fill cpu0, cpu2, cpu1, cpu3 in that order "
                   r"\(distinct cores first, then hyperthread siblings\); the housekeeper "
                   r"takes a core with no vCPU$")
+
+
+def auto_hlt_suites():
+    """timer=auto with hlt=guest (issue 24.4): posted timers where the
+    CPU wakes a halted guest for a pending virtual interrupt (probe 5 of
+    vmm/vcpu/vcpu_calib.c; this tree's Bochs does, with
+    scripts/bochs-patches/0007), so a tick costs no exit, halted or
+    running (timer_posted_hlt hlt_exits=0). With inject=hlt-vintr-erratum
+    (probe 5 answers "erratum") auto keeps that vCPU's timer on its own
+    CPU with HLT exitless while idle: at most the 10 HLT exits of
+    timer_posted_hlt's held rounds, where a blocked pending vector makes
+    that entry's HLT exit on such a CPU whatever the backend
+    (vapic_inject.c); an explicit timer=posted keeps posted timers and
+    pays an HLT exit for every idle tick too (20 more)."""
+    t = BY_NAME["timer_posted_hlt"]
+    vcpu0 = r"^tickvisor: guest {}: vcpu0: APIC timer on the {}$"
+    ok = Suite("auto-hlt-guest", guestcfg.config([
+        posted_line(t, "timer_posted_hlt.auto", 1, "hlt=guest", "hlt_exits=0")]),
+        cpus=2, guests=[("timer_posted_hlt.auto", 0)], timeout=300,
+        expect=[done_line([("timer_posted_hlt.auto", 0)]),
+                POSTED_LINE.format("timer_posted_hlt.auto", 1),
+                r"^tickvisor: guest timer_posted_hlt.auto: hlt=guest with posted timers: HLT "
+                r"stays in the guest on every CPU that wakes it for a pending virtual "
+                r"interrupt \(else that vCPU's timer stays on its CPU\)$",
+                vcpu0.format("timer_posted_hlt.auto",
+                             r"housekeeping CPU \(posted interrupts\)")],
+        reject=[HLT_VINTR_ERRATUM, FALLBACK])
+    guests = [("timer_posted_hlt.auto-erratum", 0), ("timer_posted_hlt.posted-erratum", 0)]
+    erratum = Suite("auto-hlt-guest-erratum", "inject=hlt-vintr-erratum\n" + guestcfg.config([
+        posted_line(t, "timer_posted_hlt.auto-erratum", 1, "hlt=guest"),
+        posted_line(t, "timer_posted_hlt.posted-erratum", 1, "timer=posted hlt=guest")]),
+        cpus=2, guests=guests, timeout=300,
+        expect=[done_line(guests),
+                r"^tickvisor: guest timer_posted_hlt.auto-erratum: vcpu0: inject="
+                r"hlt-vintr-erratum: probe 5 not made, its erratum assumed$",
+                vcpu0.format("timer_posted_hlt.auto-erratum",
+                             r"VMX-preemption timer \(fallback: this CPU does not end a "
+                             r"guest's HLT for a pending virtual interrupt\)"),
+                r"^tickvisor: guest timer_posted_hlt.auto-erratum: \d+ VM exits: .*HLT "
+                r"([0-9]|10), ",
+                vcpu0.format("timer_posted_hlt.posted-erratum",
+                             r"housekeeping CPU \(posted interrupts\)"),
+                r"^tickvisor: guest timer_posted_hlt.posted-erratum: \d+ VM exits: .*HLT "
+                r"([3-9][0-9]|[1-9][0-9]{2,}), "])
+    return [ok, erratum]
 
 
 def smt_suite():
@@ -633,7 +680,7 @@ SUITES = [
                   r"0x[0-9a-f]+, qualification 0x[0-9a-f]+$",
                   r"^tickvisor: done: 1 guests, 0 failed$"],
           reject=[r"^tickvisor: cpu\d+: trace (timer|ipi): "]),
-] + guest_suites(TESTS) + hpet_smp_suites(TESTS) + posted_suites(TESTS) + [containment_posted(), smt_suite()]
+] + guest_suites(TESTS) + hpet_smp_suites(TESTS) + posted_suites(TESTS) + auto_hlt_suites() + [containment_posted(), smt_suite()]
 
 
 # --- Issue 12: the CPU-model matrix ------------------------------------------

@@ -119,7 +119,7 @@ static void hpet_route_cpu(struct timer_cpu *tc, unsigned n)
 void timer_cpu_init(struct timer_cpu *tc, unsigned cpu, uint32_t apic_id)
 {
 	tc->apic_id = apic_id;
-	tc->hpet_comparator = -1;
+	tc->hpet_comparator = tc->hpet_given_up = -1;
 	tc->hpet_ioapic_pin = -1;
 	tc->hpet_pin_mode = tc->hpet_strays = 0;
 	tc->lapic_armed = tc->hpet_armed = 0;
@@ -133,10 +133,10 @@ enum hpet_irq timer_hpet_irq(struct timer_cpu *tc)
 {
 	unsigned n = (unsigned)tc->hpet_comparator;
 
-	if (tc->hpet_comparator < 0)
-		return HPET_IRQ_STRAY;          /* none routed here (any more) */
 	if (!(tc->hpet_pin_mode & IOAPIC_REDIR_LEVEL))
 		return HPET_IRQ_OURS;
+	if (tc->hpet_comparator < 0)
+		return HPET_IRQ_STRAY;          /* given up: its input is masked */
 	if (hpet_ack(timer_caps.hpet, n)) {
 		tc->hpet_strays = 0;
 		return HPET_IRQ_OURS;
@@ -148,6 +148,7 @@ enum hpet_irq timer_hpet_irq(struct timer_cpu *tc)
 	ioapic_mask(timer_caps.ioapic_base, (unsigned)tc->hpet_ioapic_pin);
 	hpet_disarm(timer_caps.hpet, n);
 	tc->hpet_armed = 0;
+	tc->hpet_given_up = tc->hpet_comparator;
 	tc->hpet_comparator = -1;
 	return HPET_IRQ_MASKED;
 }

@@ -46,6 +46,7 @@ struct timer_cpu {
 	int hpet_ioapic_pin;            /* -1: by MSI (FSB) or none */
 	uint32_t hpet_pin_mode;         /* IOAPIC_REDIR_LEVEL/_LOW of that input */
 	uint32_t hpet_strays;           /* level interrupts in a row not the comparator's */
+	int hpet_given_up;              /* the comparator the strays cost us, -1: none */
 	unsigned hpet_bits;             /* cached hpet_comparator_bits() of it */
 	uint64_t lapic_armed;           /* host TSC programmed, 0: none */
 	uint64_t hpet_armed;
@@ -70,7 +71,8 @@ enum hpet_irq timer_hpet_irq(struct timer_cpu *tc);
 #define HPET_STRAYS_MAX 1000u
 
 /* ... and after HPET_IRQ_MASKED the comparator is no longer this CPU's
- * (tc->hpet_comparator -1; the masked input stays in tc->hpet_ioapic_pin). */
+ * (tc->hpet_comparator -1, tc->hpet_given_up names it; the masked input
+ * stays in tc->hpet_ioapic_pin). */
 
 /* Takes the interrupt of a host deadline that has passed (briefly with
  * interrupts on), so it does not exit the guest right after entry. The

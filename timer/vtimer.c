@@ -62,30 +62,13 @@ void vtimer_switch_count_mode(struct vtimer *t, enum vtimer_mode mode, uint32_t 
 	t->period = clamp_period(t, t->count_tsc);
 }
 
-/* The target for a deadline: the deadline itself, `now` when the TSC is
- * already at or past it (absolute, as the SDM compares), or a step of
- * the horizon toward one so far ahead that a signed difference could not
- * tell it from the past. */
-static uint64_t deadline_target(uint64_t deadline, uint64_t now)
-{
-	return now + MIN(timebase_tsc_until(deadline, now), VTIMER_HORIZON_TSC);
-}
-
-void vtimer_start_deadline(struct vtimer *t, uint64_t deadline, uint64_t now)
-{
-	t->mode = VTIMER_TSC_DEADLINE;
-	t->period = 0;
-	t->deadline = deadline;
-	t->target = deadline_target(deadline, now);
-	t->armed = deadline != 0;
-}
 
 void vtimer_tsc_moved(struct vtimer *t, int64_t delta, uint64_t now)
 {
 	if (!t->armed)
 		return;
 	if (t->mode == VTIMER_TSC_DEADLINE)
-		t->target = deadline_target(t->deadline, now);
+		t->target = vtimer_deadline_target(t->deadline, now);
 	else
 		t->target += (uint64_t)delta;
 }
@@ -100,7 +83,7 @@ bool vtimer_expire(struct vtimer *t, uint64_t now)
 	/* A step toward a far deadline (the target is not the deadline, and
 	 * the TSC has not reached it): take the next step. */
 	if (t->mode == VTIMER_TSC_DEADLINE && t->target != t->deadline && t->deadline > now) {
-		t->target = deadline_target(t->deadline, now);
+		t->target = vtimer_deadline_target(t->deadline, now);
 		return false;
 	}
 	if (t->mode != VTIMER_PERIODIC || !t->period) {

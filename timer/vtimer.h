@@ -11,6 +11,7 @@
 #define TIMER_VTIMER_H
 
 #include "drivers/base.h"
+#include "timer/timebase.h"
 
 enum vtimer_mode {
 	VTIMER_ONESHOT,
@@ -64,11 +65,27 @@ void vtimer_start_count(struct vtimer *t, enum vtimer_mode mode, uint64_t now,
  * `count`, clamped to min_period: `clamped` tells). A stopped one stays
  * stopped. */
 void vtimer_switch_count_mode(struct vtimer *t, enum vtimer_mode mode, uint32_t count);
+/* The target for a deadline: the deadline itself, `now` when the TSC is
+ * already at or past it (absolute, as the SDM compares), or a step of
+ * the horizon toward one so far ahead that a signed difference could not
+ * tell it from the past. */
+static inline uint64_t vtimer_deadline_target(uint64_t deadline, uint64_t now)
+{
+	return now + MIN(timebase_tsc_until(deadline, now), VTIMER_HORIZON_TSC);
+}
 /* TSC-deadline written at guest TSC `now` (0 disarms). SDM "TSC-Deadline
  * Mode": the timer fires when the TSC is greater than or equal to the
  * deadline, an absolute comparison: a deadline at or below `now` fires at
- * the next check, exactly once. */
-void vtimer_start_deadline(struct vtimer *t, uint64_t deadline, uint64_t now);
+ * the next check, exactly once. Inline: the write a guest makes for every
+ * TSC-deadline timer it programs. */
+static inline void vtimer_start_deadline(struct vtimer *t, uint64_t deadline, uint64_t now)
+{
+	t->mode = VTIMER_TSC_DEADLINE;
+	t->period = 0;
+	t->deadline = deadline;
+	t->target = vtimer_deadline_target(deadline, now);
+	t->armed = deadline != 0;
+}
 /* The guest TSC jumped by `delta` (now reads `now`): a count moves with
  * it, a deadline stays where it is and is compared anew. */
 void vtimer_tsc_moved(struct vtimer *t, int64_t delta, uint64_t now);

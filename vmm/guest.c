@@ -265,9 +265,9 @@ static void vcpu_thread(void *arg)
 		vcpu_vmcs_release(v);
 		return;
 	}
-	vcpu_timer_init(v);
 	vcpu_calib_measure(v);
 	vcpu_calib_probe_if0(v);
+	vcpu_timer_init(v);             /* after probe 5, which timer=auto heeds */
 	if (v->id == 0 && g->boot_linux)
 		vcpu_reset_linux(v, g->entry, g->mbi, g->linux_gdt);
 	else if (v->id == 0)

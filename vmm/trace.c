@@ -74,6 +74,7 @@ static void late_line(const struct vcpu *v, uint64_t target, uint64_t late, cons
 static void trace_timer_late(struct vcpu *v, uint64_t target, uint64_t expire_at, bool halted)
 {
 	uint64_t late = late_by(v, target, expire_at);
+	unsigned basic = vmx_exit_basic(&v->exit);
 	char how[200];
 	int n;
 
@@ -84,7 +85,7 @@ static void trace_timer_late(struct vcpu *v, uint64_t target, uint64_t expire_at
 		return;
 	}
 	n = fmt_snprintf(how, sizeof(how), "found at the entry after exit %u (%s%s) at rip %#lx",
-			 v->exit.basic, vmx_exit_name(v->exit.basic),
+			 basic, vmx_exit_name(basic),
 			 v->timer_exit ? ", the backend's" : "", (unsigned long)vmread(VMCS_GUEST_RIP));
 	if ((v->cached_pin_ctls & BIT(PIN_PREEMPT_TIMER)) && (size_t)n < sizeof(how))
 		fmt_snprintf(how + n, sizeof(how) - (size_t)n, "; preemption timer armed for "
@@ -143,7 +144,7 @@ void trace_ipi(struct vlapic *l, const struct vlapic *t, const struct lapic_ipi 
 
 void trace_exit(struct vcpu *v)
 {
-	unsigned basic = v->exit.basic;
+	unsigned basic = vmx_exit_basic(&v->exit);
 
 	log_trace(TRACE_EXIT, "vcpu%u: exit %u (%s) at rip %#lx, qualification %#lx", v->id,
 		  basic, vmx_exit_name(basic), (unsigned long)vmread(VMCS_GUEST_RIP),

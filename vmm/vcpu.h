@@ -48,12 +48,21 @@ struct vcpu {
 	struct vmx_exit exit;           /* information of the current exit */
 	uint64_t cached_intr_state;     /* guest interruptibility, when intr_state_valid */
 	bool intr_state_valid;          /* ... read (or written) since the last exit */
-	bool injecting;                 /* VM-entry interruption info set since the exit */
+	/* The four flags each of which sends the exit fast path's entry the
+	 * slow way (vmm/exit/exit_fast.c), read there as one word. */
+	union {
+		struct {
+			bool kicked;            /* vcpu_kick() since the last pre-entry work */
+			bool timer_dirty;       /* timer target moved: re-arm the backend */
+			bool injecting;         /* VM-entry interruption info set since the exit */
+			bool cached_hlt_guest;  /* hlt_guest, read on every entry */
+		};
+		uint32_t entry_slow;
+	};
 	uint8_t *msr_bitmap;            /* per vCPU: its APIC mode shapes the x2APIC range */
 	uint64_t apic_mapped_base;      /* xAPIC base published to the shared EPT, ~0: none */
 	uint32_t ept_gen_seen;          /* guest's ept_gen at this vCPU's last INVEPT */
 	bool apic_mode_dirty;           /* APIC mode/base changed: vapic_mode_sync() */
-	bool timer_dirty;               /* timer target moved: re-arm the backend */
 	enum timer_kind timer_kind;     /* backend serving this vCPU's APIC timer */
 	/* vcpu_timer_before_entry()'s variant for that backend and the
 	 * trace mask, chosen once (vmm/apic/vcpu_timer.c) */
@@ -87,8 +96,6 @@ struct vcpu {
 	uint64_t misc_enable;           /* IA32_MISC_ENABLE as the guest sees it */
 	uint64_t xcr0;                  /* guest XCR0, loaded only while it runs */
 	struct vcpu_stats stats;
-	bool kicked;                    /* vcpu_kick() since the last pre-entry work */
-	bool cached_hlt_guest;          /* hlt_guest, read on every entry */
 	bool cached_x2apic;             /* opts.x2apic, read on every APIC MSR access */
 	bool stop_poll_armed;           /* the last slow entry armed the stop poll (set: vcpu_timer.c, read: exit_fast.c) */
 	bool cached_vid_guard;          /* the erratum, and other vCPUs or a host-interrupt backend (vapic.h) */

@@ -14,6 +14,22 @@ bits 64
 
 %include "offsets.inc"
 
+; The GPRs the C ABI keeps across calls, stored in regs (rdi) only
+; where an exit goes on to the run loop, as the hooks of CPUID, WRMSR and
+; APIC-write exits neither read nor write them (vmx/regs.h,
+; guest_regs.cpuid_exit).
+%macro SAVE_CALLEE_SAVED_BUT_RBX 0
+	mov [rdi + REGS_RBP], rbp
+	mov [rdi + REGS_R12], r12
+	mov [rdi + REGS_R13], r13
+	mov [rdi + REGS_R14], r14
+	mov [rdi + REGS_R15], r15
+%endmacro
+%macro SAVE_CALLEE_SAVED 0
+	mov [rdi + REGS_RBX], rbx
+	SAVE_CALLEE_SAVED_BUT_RBX
+%endmacro
+
 global vmx_run
 global vmx_exit
 global vmx_insn_fail_thunk:function hidden
@@ -89,41 +105,112 @@ vmx_run:
 	cmovc rax, rcx
 	jmp vmx_return
 
+; CPUID, WRMSR and APIC write: if (regs->X_exit && regs->X_exit(regs)) enter again;
+; else return RUN_HANDLED (or the reason, without a hook). HOST_RSP is
+; 16-byte aligned: vmx_run's return address and seven pushes lie above
+; it, so the call keeps the C ABI's alignment. The entry is vmx_run's
+; without its first steps (RSP is HOST_RSP here): a hook resumes only
+; without an entry wait, CR2 is still the guest's, as root mode never
+; changes it, and the callee-saved GPRs still hold the guest's values.
+; These exits save CR2 only when they go back to the caller, and CPUID
+; never the exit TSC; they save what their hooks read (CPUID rax and
+; rcx, WRMSR rax, rcx and rdx, APIC write none; exit_cpuid() writes rbx
+; and rdx) and the C ABI's scratch registers, and the callee-saved ones
+; only when they go back. Each reason has its own call: WRMSR's is reached
+; without a taken branch and the APIC write's after one. In an SMP
+; machine Bochs runs each CPU a trace (up to a taken branch) at a time,
+; and an IPI's notification leaves from the hook, so each branch before
+; it costs the round trip a part of the other CPU's turn.
 vmx_exit:
 	push rdi                                ; guest rdi
 	mov rdi, [rsp + 8]                      ; regs
 	pop qword [rdi + REGS_RDI]
 	mov [rdi + REGS_RAX], rax
 	mov [rdi + REGS_RCX], rcx
-	mov [rdi + REGS_RDX], rdx
-	mov [rdi + REGS_RBX], rbx
-	mov [rdi + REGS_RBP], rbp
 	mov [rdi + REGS_RSI], rsi
 	mov [rdi + REGS_R8], r8
 	mov [rdi + REGS_R9], r9
 	mov [rdi + REGS_R10], r10
 	mov [rdi + REGS_R11], r11
-	mov [rdi + REGS_R12], r12
-	mov [rdi + REGS_R13], r13
-	mov [rdi + REGS_R14], r14
-	mov [rdi + REGS_R15], r15
 	mov ecx, VMCS_FIELD_EXIT_REASON         ; rcx = vmread(EXIT_REASON)
 	vmread rcx, rcx
 	jbe vmx_exit_reason_failed
 .reason_read:
 	cmp ecx, EXIT_REASON_CPUID              ; the full reason: no entry failure
-	je vmx_exit_cpuid                       ; needs no CR2, no exit TSC
-.state:
-	mov rax, cr2                            ; the guest's, for the next entry
-	mov [rdi + REGS_CR2], rax
+	je vmx_exit_cpuid                       ; needs no CR2, no exit TSC, no more GPRs
+.rest:
+	mov [rdi + REGS_RDX], rdx
 	rdtsc                                   ; when the guest left, for its APIC
 	shl rdx, 32
 	or rax, rdx
 	mov [rdi + REGS_EXIT_TSC], rax
 	cmp ecx, EXIT_REASON_WRMSR
-	je vmx_exit_wrmsr
+	jne .not_wrmsr
+	mov rax, [rdi + REGS_WRMSR_EXIT]        ; no CR2 either, unless it returns
+	test rax, rax
+	jz .no_hook
+	call rax
+.hooked:                                    ; WRMSR, APIC write
+	mov rdi, [rsp]                          ; regs
+	test eax, eax
+	jnz vmx_exit_hooked.resume_rbx_kept     ; rbx: not saved, still the guest's
+	SAVE_CALLEE_SAVED
+	jmp vmx_exit_hooked.handled
+.not_wrmsr:
 	cmp ecx, EXIT_REASON_APIC_WRITE
-	je vmx_exit_apic_write
+	jne .no_hook
+	mov rax, [rdi + REGS_APIC_WRITE_EXIT]
+	test rax, rax
+	jz .no_hook
+	call rax
+	jmp .hooked
+.no_hook:                                   ; as any other exit
+	SAVE_CALLEE_SAVED
+	jmp vmx_exit_other
+
+vmx_exit_hooked:
+.resume:
+	; Back in at once: only what the C ABI lets the hook change is
+	; loaded again (rax-rdx hold CPUID's results, rsi, rdi, r8-r11 the
+	; hook's scratch); rbp and r12-r15 still hold the guest's values, as
+	; the hook kept them and no resumable handler writes them in regs.
+	; CR2 is still the guest's and the VMCS is launched (this was an exit).
+	mov rbx, [rdi + REGS_RBX]
+.resume_rbx_kept:                           ; WRMSR, APIC write: rbx never stored
+	mov rax, [rdi + REGS_RAX]
+	mov rcx, [rdi + REGS_RCX]
+	mov rdx, [rdi + REGS_RDX]
+	mov rsi, [rdi + REGS_RSI]
+	mov r8,  [rdi + REGS_R8]
+	mov r9,  [rdi + REGS_R9]
+	mov r10, [rdi + REGS_R10]
+	mov r11, [rdi + REGS_R11]
+	mov rdi, [rdi + REGS_RDI]
+	vmresume
+	jmp vmx_run.fail
+.handled:
+	mov rax, cr2
+	mov [rdi + REGS_CR2], rax
+	mov rax, RUN_HANDLED
+	jmp vmx_return
+
+vmx_exit_cpuid:
+	mov rax, [rdi + REGS_CPUID_EXIT]
+	test rax, rax
+	jz vmx_exit.rest                        ; no hook: as any other exit
+	call rax
+	mov rdi, [rsp]                          ; regs
+	test eax, eax
+	jnz vmx_exit_hooked.resume
+	; The hook (exit_cpuid()) wrote rax-rdx in regs: the others C kept.
+	SAVE_CALLEE_SAVED_BUT_RBX
+	jmp vmx_exit_hooked.handled
+
+; Every other exit, and a hooked reason without its hook: CR2 saved, the
+; reason returned.
+vmx_exit_other:
+	mov rax, cr2                            ; the guest's, for the next entry
+	mov [rdi + REGS_CR2], rax
 	mov eax, ecx                            ; return the reason
 vmx_return:
 	pop rdi
@@ -134,41 +221,6 @@ vmx_return:
 	pop rbx
 	pop rbp
 	ret
-
-; CPUID, WRMSR and APIC write: if (regs->X_exit && regs->X_exit(regs)) enter again;
-; else return RUN_HANDLED (or the reason, without a hook). HOST_RSP is
-; 16-byte aligned: vmx_run's return address and seven pushes lie above
-; it, so the call keeps the C ABI's alignment. The entry goes as
-; vmx_run's does from the CR2 check on (RSP is HOST_RSP here): a hook
-; resumes only without an entry wait, and CR2 is still the guest's, as
-; root mode never changes it. A CPUID exit saves CR2 only when it goes
-; back to the caller, and never the exit TSC.
-vmx_exit_cpuid:
-	mov rax, [rdi + REGS_CPUID_EXIT]
-	jmp vmx_exit_fast
-vmx_exit_apic_write:
-	mov rax, [rdi + REGS_APIC_WRITE_EXIT]
-	jmp vmx_exit_fast
-vmx_exit_wrmsr:
-	mov rax, [rdi + REGS_WRMSR_EXIT]
-vmx_exit_fast:
-	test rax, rax
-	jz .no_hook
-	call rax
-	mov rdi, [rsp]                          ; regs
-	test eax, eax
-	jz .handled
-	jmp vmx_run.cr2_ok
-.handled:
-	mov rax, cr2
-	mov [rdi + REGS_CR2], rax
-	mov rax, RUN_HANDLED
-	jmp vmx_return
-.no_hook:                                   ; as any other exit
-	cmp ecx, EXIT_REASON_CPUID
-	je vmx_exit.state                       ; CR2 and the exit TSC are still to save
-	mov eax, ecx
-	jmp vmx_return
 
 ; VMREAD of the exit reason failed (a broken host invariant): what
 ; VMX_INSN_CHECK in vmx/insn.h does for C, with the field still in rcx.

@@ -30,7 +30,13 @@ struct guest_regs {
 	uint8_t launched;       /* VMRESUME instead of VMLAUNCH */
 	/* Called by the stub on a CPUID exit (cpuid_exit), a WRMSR exit
 	 * (wrmsr_exit) and an APIC-write exit (apic_write_exit), with the
-	 * guest's GPRs saved here (and but for CPUID cr2 and exit_tsc): it
+	 * guest's GPRs saved here (and but for CPUID exit_tsc; cr2 is saved
+	 * only after a hook that returned 0). The hooks find rax, rcx, (but
+	 * for CPUID) rdx and the C ABI's scratch registers only: exit_cpuid()
+	 * reads rax and rcx and writes rax-rdx, exit_wrmsr() reads rax, rcx
+	 * and rdx, exit_apic_write() none, none of them ends the guest (no
+	 * dump), and the stub saves the callee-saved ones when the hook
+	 * returns 0. The hook
 	 * handles the exit; nonzero: enter the guest again at once (nothing
 	 * else is pending, spin_until is 0), 0: vmx_run() returns
 	 * VMX_RUN_HANDLED. NULL: it returns the exit like any other. */

@@ -134,8 +134,7 @@ enum vmx_activity {
 
 /* Fields a handler did not ask for read 0. */
 struct vmx_exit {
-	uint32_t reason;        /* full exit reason */
-	uint16_t basic;         /* basic exit reason */
+	uint32_t reason;        /* full exit reason (vmx_exit_basic(): its basic reason) */
 	uint32_t insn_len;
 	uint64_t qual;          /* exit qualification */
 	uint64_t rip;
@@ -143,6 +142,12 @@ struct vmx_exit {
 	uint32_t idt_info;      /* IDT-vectoring information */
 	uint64_t gpa;           /* guest-physical address */
 };
+
+/* The basic exit reason, bits 15:0 of the full one. */
+static inline uint16_t vmx_exit_basic(const struct vmx_exit *e)
+{
+	return (uint16_t)FIELD_GET(VMX_EXIT_REASON_BASIC, e->reason);
+}
 
 static inline uint32_t vmx_read_exit_reason(void)
 {
@@ -176,7 +181,6 @@ static inline void vmx_read_exit_event(struct vmx_exit *e)
 static inline void vmx_read_exit(struct vmx_exit *e, uint32_t reason, unsigned needs)
 {
 	e->reason = reason;
-	e->basic = (uint16_t)FIELD_GET(VMX_EXIT_REASON_BASIC, reason);
 	if (unlikely(needs & ~(unsigned)(VMX_NEED_INSN | VMX_NEED_QUAL))) {
 		if (needs == VMX_NEED_EVENT_EXIT)
 			vmx_read_exit_event(e);
@@ -195,5 +199,13 @@ static inline void vmx_read_exit(struct vmx_exit *e, uint32_t reason, unsigned n
 const char *vmx_exit_name(unsigned basic);
 /* VM-instruction error numbers (SDM Vol. 3C, "VM Instruction Error Numbers"). */
 const char *vmx_insn_error_name(unsigned err);
+
+/* The qualification of APIC-access and APIC-write exits (SDM Vol. 3C,
+ * "Exit Qualification for APIC-Access VM Exits from Linear Accesses and
+ * Guest-Physical Accesses"; an APIC-write exit has the offset only). */
+#define APIC_ACCESS_OFFSET  BITS(11, 0)
+#define APIC_ACCESS_TYPE    BITS(15, 12)
+#define   APIC_ACCESS_READ  0u
+#define   APIC_ACCESS_WRITE 1u
 
 #endif

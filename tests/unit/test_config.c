@@ -797,12 +797,15 @@ static void test_inject(void **state)
 	assert_int_equal(cfg.inject.adjust, -5000);
 	assert_int_equal(cfg.inject.warp_cpu, 3);
 	assert_int_equal(cfg.inject.warp, 0x100000);
-	expect_err("inject=hpet", 1, "inject must be hpet-stuck, hpet-strays, tsc-adjust:CPU:CYCLES, "
-		   "tsc-warp:CPU:CYCLES or reset-from:METHOD, not 'hpet'");
+	expect_err("inject=hpet", 1, "inject must be hpet-stuck, hpet-strays, hlt-vintr-erratum, "
+		   "tsc-adjust:CPU:CYCLES, tsc-warp:CPU:CYCLES or reset-from:METHOD, not 'hpet'");
 	/* end=reset's first method (issue 22.7): the FADT's unless told. */
 	assert_int_equal(cfg.inject.reset_from, 0);
 	parse_ok("inject=hpet-strays");
 	assert_true(cfg.inject.hpet_strays);
+	assert_false(cfg.inject.hlt_vintr_erratum);
+	parse_ok("inject=hlt-vintr-erratum");
+	assert_true(cfg.inject.hlt_vintr_erratum);
 	parse_ok("inject=reset-from:kbc");
 	assert_int_equal(cfg.inject.reset_from, 2);
 	parse_ok("inject=reset-from:efi");

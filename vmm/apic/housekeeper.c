@@ -174,7 +174,9 @@ static void housekeeper_hlt_policy(struct guest *g)
 	if (g->hlt != HLT_GUEST)
 		return;
 	pr_info("guest %s: hlt=guest with posted timers: HLT stays in the guest on every CPU "
-		"that wakes it for a pending virtual interrupt (else it exits)", g->spec->name);
+		"that wakes it for a pending virtual interrupt (else %s)", g->spec->name,
+		g->spec->opts.timer == TIMER_SEL_AUTO ? "that vCPU's timer stays on its CPU"
+						      : "it exits");
 }
 
 static void housekeeper_create(struct guest *g, uint32_t cpu)
@@ -201,10 +203,10 @@ int housekeeper_plan(struct guest *g, uint64_t busy)
 
 	if (sel != TIMER_SEL_POSTED && sel != TIMER_SEL_AUTO)
 		return 0;
-	/* auto keeps hlt=guest what it says (HLT without an exit) rather
-	 * than trade it for posted timers (housekeeper_hlt_policy). */
-	if (sel == TIMER_SEL_AUTO && g->hlt == HLT_GUEST)
-		return 0;
+	/* auto with hlt=guest: posted timers too, but only on the vCPUs
+	 * whose CPU wakes a guest's HLT for them (probe 5 at vCPU start);
+	 * the others keep their timer on their own CPU and HLT exitless
+	 * (vcpu_timer_init()). */
 	missing = posted_missing(g);
 	if (missing && sel == TIMER_SEL_AUTO)
 		return 0;       /* auto: the per-CPU backends */
@@ -274,7 +276,7 @@ void housekeeper_timer_cancel(struct vcpu *v)
 {
 	struct housekeeper *hk = v->guest->hk;
 
-	if (!hk)
+	if (v->timer_kind != TIMER_POSTED)
 		return;
 	spin_lock(&hk->lock);
 	tqueue_cancel(&hk->queue, &hk->node[v->id]);
@@ -291,7 +293,7 @@ void housekeeper_timer_park(struct vcpu *v)
 
 void housekeeper_timer_unpark(struct vcpu *v)
 {
-	if (!v->guest->hk)
+	if (v->timer_kind != TIMER_POSTED)
 		return;
 	housekeeper_lock_timer(v);
 	v->timer_dirty = true;          /* queued again as it stands */

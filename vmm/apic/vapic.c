@@ -40,11 +40,15 @@ static struct vcpu *owner(struct vlapic *l)
  * gets round to them: a TMICT write starts counting, and TMCCT is read,
  * when the instruction ran, the measured exit cost before the stub's
  * exit TSC. */
+/* The guest TSC when the guest left for the current exit. */
+static inline uint64_t guest_now(const struct vcpu *v)
+{
+	return v->regs.exit_tsc - v->exit_tsc + v->tsc_offset;
+}
+
 static uint64_t op_now(struct vlapic *l)
 {
-	struct vcpu *v = owner(l);
-
-	return v->regs.exit_tsc - v->exit_tsc + v->tsc_offset;
+	return guest_now(owner(l));
 }
 
 static void op_timer_update(struct vlapic *l)
@@ -72,14 +76,9 @@ static void op_notice(struct vlapic *l, const char *msg)
 			v->notices == NOTICE_LIMIT ? " (further notices suppressed)" : "");
 }
 
-static bool op_post(struct vlapic *l, uint8_t vec)
-{
-	return vapic_pi_post(owner(l), vec);
-}
-
 static const struct vlapic_ops vapic_ops = {
 	.now = op_now, .timer_update = op_timer_update, .notify = op_notify,
-	.mode_changed = op_mode_changed, .notice = op_notice, .post = op_post,
+	.mode_changed = op_mode_changed, .notice = op_notice, .post = vapic_pi_post,
 	.trace_ipi = trace_ipi,
 };
 
@@ -359,15 +358,24 @@ bool vapic_timer_reg(uint32_t off)
  * ICR writes that are resumable never come here: exit_wrmsr() takes
  * them.)
  */
-static __attribute__((noinline)) int deadline_write(struct vcpu *v, uint64_t val)
+static int deadline_write(struct vcpu *v, uint64_t val)
 {
-	int r = vlapic_wrmsr(v->lapic, MSR_IA32_TSC_DEADLINE, val);        /* never #GP */
-
-	if (log_trace_on(TRACE_TIMER))
+	vlapic_write_tsc_deadline_at(v->lapic, val, guest_now(v));
+	if (v->timer_kind != TIMER_PREEMPT) {
+		if (unlikely(log_trace_on(TRACE_TIMER)))
+			trace_timer_arm(v);
+		return 0;
+	}
+	/* Re-armed now, as vcpu_timer_before_entry() would before the next
+	 * entry (nothing moved when the write was ignored). */
+	if (unlikely(log_trace_on(TRACE_TIMER))) {
 		trace_timer_arm(v);
-	if (v->timer_kind != TIMER_PREEMPT)
-		return r;
-	return exit_fast_deadline_written(v);
+		if (v->timer_dirty)
+			vcpu_timer_before_entry(v);
+	} else if (v->timer_dirty) {
+		vcpu_timer_rearm_preempt(v);
+	}
+	return EXIT_RESUMABLE;
 }
 
 /*
@@ -380,7 +388,7 @@ static __attribute__((noinline)) int deadline_write(struct vcpu *v, uint64_t val
 static __attribute__((noinline)) int deadline_write_posted(struct vcpu *v, uint64_t val)
 {
 	housekeeper_lock_timer(v);
-	vlapic_wrmsr(v->lapic, MSR_IA32_TSC_DEADLINE, val);                 /* never #GP */
+	vlapic_write_tsc_deadline_at(v->lapic, val, guest_now(v));
 	housekeeper_unlock_timer(v);
 	if (log_trace_on(TRACE_TIMER))
 		trace_timer_arm(v);
@@ -401,11 +409,19 @@ static __attribute__((noinline)) int apic_msr_write(struct vcpu *v, uint32_t msr
 	return r;       /* a mode change is synced before the next entry */
 }
 
+int vapic_deadline_write(struct vcpu *v, uint64_t val)
+{
+	/* timer=posted is the backend of every vCPU of a guest with a
+	 * housekeeper (vcpu_timer_init()). */
+	return unlikely(v->timer_kind == TIMER_POSTED) ? deadline_write_posted(v, val)
+						       : deadline_write(v, val);
+}
+
 /* A dispatch without a frame: each write pays for its own. */
 int vapic_msr_write(struct vcpu *v, uint32_t msr, uint64_t val)
 {
 	if (msr == MSR_IA32_TSC_DEADLINE)
-		return unlikely(v->guest->hk) ? deadline_write_posted(v, val) : deadline_write(v, val);
+		return vapic_deadline_write(v, val);
 	return apic_msr_write(v, msr, val);
 }
 

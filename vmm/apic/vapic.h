@@ -30,12 +30,9 @@ void vapic_vcpu_init(struct vcpu *v);
  * a write may also return EXIT_RESUMABLE (vmm/vcpu/vcpu_run.h). */
 int vapic_msr_read(struct vcpu *v, uint32_t msr, uint64_t *val);
 int vapic_msr_write(struct vcpu *v, uint32_t msr, uint64_t val);
-/* Defined by the exit fast path (vmm/exit/exit_fast.c), called by the
- * IA32_TSC_DEADLINE write above: the exit/apic call cycle of
- * docs/architecture.md. After such a write on the preemption-timer
- * backend: re-arms the timer it moved, as vcpu_timer_before_entry() would
- * before the next entry; returns EXIT_RESUMABLE. */
-int exit_fast_deadline_written(struct vcpu *v);
+/* vapic_msr_write() of IA32_TSC_DEADLINE (never #GP): 0 or
+ * EXIT_RESUMABLE. */
+int vapic_deadline_write(struct vcpu *v, uint64_t val);
 /* Is gpa inside the vCPU's xAPIC MMIO page (xAPIC mode, APIC enabled)? */
 bool vapic_mmio_claims(struct vcpu *v, uint64_t gpa);
 /* Emulates the access that caused an EPT violation on the APIC page. */
@@ -50,6 +47,9 @@ int exit_nmi_window(struct vcpu *v);
 /* The exits of the APIC page with APICv (vmm/apic/vapic_mmio.c). */
 int exit_apic_access(struct vcpu *v);
 int exit_apic_write(struct vcpu *v);
+/* exit_apic_write() but for the IPI vlapic_xapic_icr_fast() takes: the
+ * register at `off` written through vlapic_apicv_write(). */
+int exit_apic_write_reg(struct vcpu *v, uint32_t off);
 int exit_eoi_induced(struct vcpu *v);
 int exit_tpr_below(struct vcpu *v);
 
@@ -83,7 +83,10 @@ bool vapic_pi_usable(const struct guest *g);
 void vapic_pi_init(struct vcpu *v);
 void vapic_pi_free(struct vcpu *v);
 void vapic_pi_enable(struct vcpu *v, bool on);
-bool vapic_pi_post(struct vcpu *v, uint8_t vec);
+/* ops->post of the vCPU's vlapic: vec posted and the notification sent
+ * (true), or false when the vCPU takes no posted interrupt now (not
+ * running elsewhere with posting on): set IRR and notify instead. */
+bool vapic_pi_post(struct vlapic *l, uint8_t vec);
 /* Folds posted requests into IRR (before entry, while halted) after a
  * notification the CPU took in root mode, or when posting is off. */
 void vapic_pi_sync(struct vcpu *v);

@@ -150,7 +150,8 @@ void vapic_inject_init(struct vcpu *v)
 	 * interrupt that became pending while it had IF = 0 (probe 5 of
 	 * vcpu_calib.c); where the CPU does not, HLT exits, and the halted
 	 * vCPU sleeps in root mode, where any notification wakes it. */
-	v->hlt_guest = g->hlt == HLT_GUEST && !(g->hk && v->hlt_vintr_erratum);
+	v->hlt_guest = g->hlt == HLT_GUEST &&
+		       !(v->timer_kind == TIMER_POSTED && v->hlt_vintr_erratum);
 	if (g->hlt == HLT_GUEST && !v->hlt_guest)
 		set_proc_ctl(v, PROC_HLT_EXIT, true);
 	hlt_stuck = v->hlt_guest && (v->hlt_if0_erratum || quirks);

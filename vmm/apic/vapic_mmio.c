@@ -17,11 +17,6 @@
 #include "vmx/vmx.h"
 #include "vmm/vcpu/vcpu_dump.h"
 
-#define APIC_ACCESS_OFFSET  BITS(11, 0)
-#define APIC_ACCESS_TYPE    BITS(15, 12)
-#define   APIC_ACCESS_READ  0u
-#define   APIC_ACCESS_WRITE 1u
-
 /*
  * Widths other than aligned 32 bits are undefined by the SDM; tickvisor
  * gives them the meaning APIC-register virtualization gives them, so the
@@ -109,6 +104,8 @@ int exit_apic_access(struct vcpu *v)
  * is (exit_wrmsr()), and intr_dirty is left alone for the same reason:
  * this vCPU's IRR moved only if it was its own target, and then
  * vlapic_accept() notified it. No timer lock: an IPI touches no timer.
+ * No APIC write reads a guest register or ends the guest: the entry stub
+ * saves no GPR the C ABI keeps before the hook (vmx/regs.h).
  */
 int exit_apic_write(struct vcpu *v)
 {
@@ -116,6 +113,11 @@ int exit_apic_write(struct vcpu *v)
 
 	if (off == LAPIC_ICR_LO && vlapic_xapic_icr_fast(v->lapic))
 		return EXIT_RESUMABLE;
+	return exit_apic_write_reg(v, off);
+}
+
+int exit_apic_write_reg(struct vcpu *v, uint32_t off)
+{
 	housekeeper_timer_lock(v);
 	vlapic_apicv_write(v->lapic, off);
 	housekeeper_timer_unlock(v);

@@ -71,16 +71,20 @@ void vapic_pi_enable(struct vcpu *v, bool on)
 	WRITE_ONCE(v->pi_on, on);       /* what other CPUs look at */
 }
 
-bool vapic_pi_post(struct vcpu *v, uint8_t vec)
+/* The vlapic's ops->post itself (vapic.c), no wrapper: it is on the path
+ * of every IPI between vCPUs, before the notification. */
+bool vapic_pi_post(struct vlapic *l, uint8_t vec)
 {
+	struct vcpu *v = l->owner;
 	struct pcpu *p = cpus[v->cpu];
 
 	if (!READ_ONCE(v->pi_on) || !p || p == this_cpu())
 		return false;
 	__atomic_fetch_or(&v->pi->pir[vec / 64], BIT(vec % 64), __ATOMIC_RELEASE);
 	/* One notification per batch: whoever sets ON sends it. */
-	if (!(__atomic_fetch_or(&v->pi->ctl, PI_ON, __ATOMIC_ACQ_REL) & PI_ON))
-		apic_send_ipi(p->apic_id, VEC_POSTED);
+	if (unlikely(__atomic_fetch_or(&v->pi->ctl, PI_ON, __ATOMIC_ACQ_REL) & PI_ON))
+		return true;
+	apic_send_ipi(p->apic_id, VEC_POSTED);
 	return true;
 }
 

@@ -33,12 +33,19 @@ void vcpu_timer_init(struct vcpu *v)
 	const char *why;
 
 	/* timer=posted (or auto that found it possible): housekeeper_plan()
-	 * gave the guest a housekeeper, and every vCPU is its client. */
-	if (v->guest->hk) {
+	 * gave the guest a housekeeper, and every vCPU is its client - but
+	 * under timer=auto with hlt=guest only where probe 5 (run before
+	 * this) found that the CPU ends a guest's HLT for a pending virtual
+	 * interrupt: elsewhere a posted expiry would cost an HLT exit, and
+	 * auto keeps hlt=guest exitless with the vCPU's own backend. */
+	if (v->guest->hk && !(o->timer == TIMER_SEL_AUTO && v->guest->hlt == HLT_GUEST &&
+			      v->hlt_vintr_erratum)) {
 		v->timer_kind = TIMER_POSTED;
 		why = NULL;
 	} else {
 		v->timer_kind = timer_select(o->timer, &this_cpu()->timer, &why);
+		if (v->guest->hk)
+			why = "this CPU does not end a guest's HLT for a pending virtual interrupt";
 	}
 	advance_init(&v->advance, o->advance, o->advance_ns, platform.tb.tsc_hz);
 	advance_init(&v->advance_halt, o->advance, o->advance_ns, platform.tb.tsc_hz);
@@ -58,7 +65,7 @@ unsigned vcpu_timer_backend(const struct vcpu *v)
 
 /* The count itself is written last before the entry, from v->preempt_at
  * (vcpu_timer_load_preempt). */
-static void set_preempt(struct vcpu *v, bool on)
+static inline __attribute__((always_inline)) void set_preempt(struct vcpu *v, bool on)
 {
 	vcpu_set_ctl(&v->cached_pin_ctls, VMCS_PIN_CTLS, PIN_PREEMPT_TIMER, on);
 }
@@ -144,7 +151,8 @@ static inline __attribute__((always_inline)) uint64_t stop_poll_deadline(struct 
  * is recomputed from the absolute deadline on every entry and root-mode
  * time is never lost. apply_preempt() makes no call, so the entries of
  * the preemption-timer backend run it without a frame. */
-static void apply_preempt(struct vcpu *v, uint64_t pre, uint64_t host_now)
+static inline __attribute__((always_inline)) void apply_preempt(struct vcpu *v, uint64_t pre,
+								 uint64_t host_now)
 {
 	uint64_t limit = v->guest->deadline_tsc;
 
@@ -265,6 +273,36 @@ static __attribute__((noinline)) void timer_before_entry_armed(struct vcpu *v)
 static __attribute__((noinline, cold)) void timer_before_entry_armed_traced(struct vcpu *v)
 {
 	before_entry_armed(v, true);
+}
+
+/*
+ * The re-arm after an exit handler moved the guest's timer (vapic.c's
+ * TSC-deadline write): before_entry_armed() for a vCPU on the
+ * preemption-timer backend, untraced (the caller's test), whose timer is
+ * armed and not due - the same plan, without the choice of advance (no
+ * halt woke it: halt_wake is set by vcpu_timer_block() and cleared by the
+ * entry right after, no exit handler runs in between), the expiry and
+ * the backend dispatch. Anything else goes the whole way.
+ */
+void vcpu_timer_rearm_preempt(struct vcpu *v)
+{
+	const struct vtimer *t = &v->lapic->timer;
+	struct timer_plan_in in = {
+		.armed = t->armed, .target = t->target, .tsc_offset = v->tsc_offset,
+		.advance_tsc = advance_get(&v->advance), .backend = TIMER_PREEMPT,
+	};
+
+	if (unlikely(!in.armed)) {
+		vcpu_timer_before_entry(v);
+		return;
+	}
+	in.host_now = rdtsc();
+	if (unlikely(timer_plan_due(&in))) {
+		timer_before_entry_armed(v);
+		return;
+	}
+	v->timer_dirty = false;
+	apply_preempt(v, timer_plan_arm(&in).hw_at, in.host_now);
 }
 
 /* Posted, woken from a halt in root mode by its own host timer inside
@@ -425,24 +463,29 @@ uint64_t vcpu_timer_hpet_strays(struct vcpu *v)
 	return tc->hpet_comparator < 0 ? 0 : ~0ull;
 }
 
+/* timer_hpet_irq() gave this CPU's comparator up: say so, and move the
+ * vCPU on it. Out of line: the HPET's interrupt path stays as short as
+ * without it. */
+static __attribute__((noinline, cold)) void hpet_masked(struct pcpu *p)
+{
+	pr_warn("HPET: I/O APIC input %d stays asserted while comparator %d is idle (a device "
+		"shares the line?): input masked, this CPU's HPET timer is lost; use "
+		"timer=preempt or timer=lapic", p->timer.hpet_ioapic_pin, p->timer.hpet_given_up);
+	if (p->vcpu && p->vcpu->timer_kind == TIMER_HPET)
+		reselect(p->vcpu);
+}
+
 /* The host LAPIC timer or this CPU's HPET comparator fired. */
 static void backend_irq(uint8_t vector)
 {
 	struct pcpu *p = this_cpu();
 
 	if (vector == VEC_HPET) {
-		int comparator = p->timer.hpet_comparator;
 		enum hpet_irq r = timer_hpet_irq(&p->timer);
 
-		if (r == HPET_IRQ_MASKED) {
-			pr_warn("HPET: I/O APIC input %d stays asserted while comparator %d is "
-				"idle (a device shares the line?): input masked, this CPU's HPET "
-				"timer is lost; use timer=preempt or timer=lapic",
-				p->timer.hpet_ioapic_pin, comparator);
-			if (p->vcpu && p->vcpu->timer_kind == TIMER_HPET)
-				reselect(p->vcpu);
-		}
 		if (r != HPET_IRQ_OURS) {
+			if (r == HPET_IRQ_MASKED)
+				hpet_masked(p);
 			apic_eoi();
 			return;
 		}

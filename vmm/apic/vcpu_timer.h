@@ -15,6 +15,10 @@
 void vcpu_timer_init(struct vcpu *v);
 /* TV_HC_INFO encoding: 1 preempt, 2 lapic, 3 hpet, 4 posted. */
 unsigned vcpu_timer_backend(const struct vcpu *v);
+/* vcpu_timer_before_entry() for the exit fast path after the guest moved
+ * its timer (a TSC-deadline write), on the preemption-timer backend and
+ * with timer tracing off. */
+void vcpu_timer_rearm_preempt(struct vcpu *v);
 /* The guest executed HLT (exit policy): wait here until it has something
  * to take (with IF clear: an NMI or INIT only). */
 int vcpu_timer_block(struct vcpu *v, bool if_set);

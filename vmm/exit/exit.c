@@ -152,8 +152,8 @@ static int exit_entry_failure(struct vcpu *v)
 	bool first = !READ_ONCE(v->guest->ended);
 
 	vcpu_kill(v, GUEST_STATUS_ENTRY_FAIL, "VM entry failed: %s (qualification %lu)",
-		  vmx_exit_name(v->exit.basic), (unsigned long)v->exit.qual);
-	if (first && v->exit.basic == VMX_EXIT_INVALID_STATE)
+		  vmx_exit_name(vmx_exit_basic(&v->exit)), (unsigned long)v->exit.qual);
+	if (first && vmx_exit_basic(&v->exit) == VMX_EXIT_INVALID_STATE)
 		vcpu_check_guest_state(v);
 	return -1;
 }
@@ -223,7 +223,7 @@ static int exit_unhandled(struct vcpu *v, uint32_t reason)
 	if (reason & VMX_EXIT_REASON_ENTRY_FAIL)
 		return exit_entry_failure(v);
 	return vcpu_kill(v, GUEST_STATUS_KILLED, "unhandled VM exit %u (%s), qualification %#lx",
-			 e->basic, vmx_exit_name(e->basic), (unsigned long)e->qual);
+			 vmx_exit_basic(e), vmx_exit_name(vmx_exit_basic(e)), (unsigned long)e->qual);
 }
 
 /* A handler that says it ended the guest must have: one that did not is
@@ -232,7 +232,7 @@ int vmm_exit_ended(struct vcpu *v)
 {
 	if (!READ_ONCE(v->guest->ended))
 		return vcpu_kill(v, GUEST_STATUS_KILLED, "exit handler for %s failed without "
-				 "ending the guest", vmx_exit_name(v->exit.basic));
+				 "ending the guest", vmx_exit_name(vmx_exit_basic(&v->exit)));
 	return -1;
 }
 

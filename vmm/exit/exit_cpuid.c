@@ -136,7 +136,14 @@ static void guest_cpuid(struct vcpu *v, uint32_t leaf, uint32_t sub, struct cpui
 		}
 		break;
 	case 0xa: *r = (struct cpuid_regs){ 0 }; break;   /* no PMU */
-	case 0xd: xstate_cpuid(v, sub, r); break;
+	case 0xd: {
+		/* A copy: r itself never escapes, so it stays in registers. */
+		struct cpuid_regs x = *r;
+
+		xstate_cpuid(v, sub, &x);
+		*r = x;
+		break;
+	}
 	case 0xb: case 0x1f: leaf_topology(v, sub, r); break;
 	case 0x15: case 0x16: leaf_timebase(leaf, r); break;
 	case 0x80000001:
@@ -159,6 +166,8 @@ int exit_cpuid(struct vcpu *v)
 	g[GPR_RCX] = r.ecx;
 	g[GPR_RDX] = r.edx;
 	vcpu_skip_insn(v);
-	/* Always: guest registers and RIP only (exit_fast_cpuid relies on it). */
+	/* Always: guest registers and RIP only (exit_fast_cpuid relies on it),
+	 * and of the registers only rax and rcx read, rax-rdx written (the
+	 * entry stub saves no other GPR the C ABI keeps before the hook). */
 	return EXIT_RESUMABLE;
 }

@@ -124,7 +124,7 @@ static inline __attribute__((always_inline)) bool vcpu_entry_idle_inline(struct 
 	const struct guest *g = v->guest;
 	struct vlapic *l = v->lapic;
 
-	if (READ_ONCE(v->kicked) | v->timer_dirty | v->injecting | v->cached_hlt_guest)
+	if (READ_ONCE(v->entry_slow))   /* kicked, timer_dirty, injecting, cached_hlt_guest */
 		return false;
 	if (READ_ONCE(l->nmi_pending))
 		return false;
@@ -179,38 +179,41 @@ void exit_fast_init(struct vcpu *v)
  * when the handler says EXIT_RESUMABLE and vcpu_entry_idle() agrees.
  * Nonzero: resume now (XCR0 and the preemption-timer count loaded); 0:
  * the exit is handled and the run loop's pre-entry work is due, as after
- * any other. One body, inlined into each with its reason constant.
+ * any other. One body (fast_exit_begin(), the handler, fast_exit_end()),
+ * inlined into each with its reason constant.
  */
 _Static_assert(__builtin_offsetof(struct vcpu, regs) == 0, "a vCPU begins with its registers");
+_Static_assert(sizeof(((struct vcpu *)0)->entry_slow) == 4 * sizeof(bool),
+	       "entry_slow covers the four flags");
 
-static inline __attribute__((always_inline)) int fast_exit(struct guest_regs *regs,
-							   uint32_t reason, exit_fn handler)
+/* The bookkeeping every exit needs before its handler, and the exit's
+ * reason for a dump (no handler reads another field). */
+static inline __attribute__((always_inline)) void fast_exit_begin(struct vcpu *v,
+								   uint32_t reason)
 {
-	struct vcpu *v = (struct vcpu *)regs;
-	uint64_t now = 0;
-	int r;
-
 	vcpu_after_exit(v);
 	v->stats.exits[reason]++;
-	/* The reason for a dump; no handler reads another field. */
 	v->exit.reason = reason;
-	v->exit.basic = (uint16_t)reason;
-	if (reason == VMX_EXIT_APIC_WRITE) {
-		v->exit.qual = vmread(VMCS_EXIT_QUALIFICATION);
-	} else {
-		v->exit.insn_len = (uint32_t)vmread(VMCS_EXIT_INSN_LEN);
-		v->exit.rip = vmread(VMCS_GUEST_RIP);
-	}
-	r = handler(v);
+}
+
+/* After the handler, which returned r: nonzero to resume now. */
+static inline __attribute__((always_inline)) int fast_exit_end(struct vcpu *v, uint32_t reason,
+								int r)
+{
+	uint64_t now = 0;
+
 	/* exit_cpuid() is always resumable and arms no timer. A WRMSR or
 	 * an APIC write may not be; and the stub enters without its wait,
 	 * so none may be due: a resumable TSC-deadline write whose expiry is
 	 * due sets one (expire(); with LVTT masked nothing is delivered,
 	 * nothing kicks). */
 	if (reason != VMX_EXIT_CPUID) {
-		if (unlikely(r < 0))
-			vmm_exit_ended(v);
-		if (r != EXIT_RESUMABLE || v->regs.spin_until)
+		if (unlikely(r != EXIT_RESUMABLE)) {
+			if (r < 0)
+				vmm_exit_ended(v);
+			return 0;
+		}
+		if (v->regs.spin_until)
 			return 0;
 	}
 	if (!vcpu_entry_idle_inline(v, &now))
@@ -224,6 +227,17 @@ static inline __attribute__((always_inline)) int fast_exit(struct guest_regs *re
 	return 1;
 }
 
+static inline __attribute__((always_inline)) int fast_exit(struct guest_regs *regs,
+							   uint32_t reason, exit_fn handler)
+{
+	struct vcpu *v = (struct vcpu *)regs;
+
+	fast_exit_begin(v, reason);
+	v->exit.insn_len = (uint32_t)vmread(VMCS_EXIT_INSN_LEN);
+	v->exit.rip = vmread(VMCS_GUEST_RIP);
+	return fast_exit_end(v, reason, handler(v));
+}
+
 int exit_fast_cpuid(struct guest_regs *regs)
 {
 	return fast_exit(regs, VMX_EXIT_CPUID, exit_cpuid);
@@ -234,14 +248,22 @@ int exit_fast_wrmsr(struct guest_regs *regs)
 	return fast_exit(regs, VMX_EXIT_WRMSR, exit_wrmsr);
 }
 
+/*
+ * An xAPIC IPI (the ICR_LO write) is sent first, before the exit's
+ * bookkeeping: vlapic_xapic_icr_fast() reads and changes none of it
+ * (vcpu_after_exit(), the counters, the exit's reason and qualification),
+ * and the notification reaches the other CPU that much sooner. Every
+ * other write (or an IPI it declines) is exit_apic_write()'s.
+ */
 int exit_fast_apic_write(struct guest_regs *regs)
 {
-	return fast_exit(regs, VMX_EXIT_APIC_WRITE, exit_apic_write);
-}
+	struct vcpu *v = (struct vcpu *)regs;
+	uint64_t qual = vmread(VMCS_EXIT_QUALIFICATION);
+	uint32_t off = (uint32_t)FIELD_GET(APIC_ACCESS_OFFSET, qual);
+	bool sent = off == LAPIC_ICR_LO && vlapic_xapic_icr_fast(v->lapic);
 
-int exit_fast_deadline_written(struct vcpu *v)
-{
-	if (v->timer_dirty)
-		vcpu_timer_before_entry(v);
-	return EXIT_RESUMABLE;
+	fast_exit_begin(v, VMX_EXIT_APIC_WRITE);
+	v->exit.qual = qual;
+	return fast_exit_end(v, VMX_EXIT_APIC_WRITE,
+			     sent ? EXIT_RESUMABLE : exit_apic_write_reg(v, off));
 }

@@ -29,7 +29,4 @@ int exit_fast_cpuid(struct guest_regs *regs);
 int exit_fast_wrmsr(struct guest_regs *regs);
 int exit_fast_apic_write(struct guest_regs *regs);
 
-/* exit_fast_deadline_written(), which the APIC's IA32_TSC_DEADLINE write
- * calls, is declared next to it in vmm/apic/vapic.h. */
-
 #endif

@@ -163,30 +163,25 @@ int exit_rdmsr(struct vcpu *v)
 	return 0;
 }
 
-/*
- * The writes a guest makes per IPI and per timer tick are resumable
- * (vmm/exit/exit_fast.c). An x2APIC ICR write vlapic_x2apic_icr_fast() takes (a
- * fixed IPI to itself or one x2APIC ID) comes first, ahead of the MSR
- * dispatch: it is on the path of every IPI, from the exit to the target's
- * IRR. It leaves intr_dirty alone, unlike vapic_msr_write(): an IPI
- * changes this vCPU's IRR only when it is its own target, and then
- * vlapic_accept() notifies it (op_notify). With x2apic=off the APIC is
- * never in x2APIC mode, so the fast path declines and the write raises
- * #GP below. TSC-deadline writes come back EXIT_RESUMABLE from
- * vapic_msr_write().
- */
-int exit_wrmsr(struct vcpu *v)
+/* IA32_TSC_DEADLINE, which is no x2APIC MSR (x2apic=off keeps it) and
+ * never raises #GP: msr_write() would hand it to vapic_msr_write() all
+ * the same. */
+static __attribute__((noinline)) int wrmsr_tsc_deadline(struct vcpu *v)
 {
 	uint64_t *g = v->regs.gpr;
-	uint32_t msr = (uint32_t)g[GPR_RCX];
-	uint64_t val = (g[GPR_RDX] << 32) | (uint32_t)g[GPR_RAX];
-	int r;
 
-	if (msr == MSR_X2APIC_ICR && vlapic_x2apic_icr_fast(v->lapic, val)) {
-		vcpu_skip_insn(v);
-		return EXIT_RESUMABLE;
-	}
-	r = msr_write(v, msr, val);
+	/* RIP first, so that the write is a tail call: it reads no guest
+	 * register and no instruction state. */
+	vcpu_skip_insn(v);
+	return vapic_deadline_write(v, (g[GPR_RDX] << 32) | (uint32_t)g[GPR_RAX]);
+}
+
+/* Every other write: msr_write(), #GP for what it refuses. */
+static __attribute__((noinline)) int wrmsr_other(struct vcpu *v, uint32_t msr)
+{
+	uint64_t *g = v->regs.gpr;
+	uint64_t val = (g[GPR_RDX] << 32) | (uint32_t)g[GPR_RAX];
+	int r = msr_write(v, msr, val);
 
 	if (r < 0) {
 		pr_debug("guest %s: vcpu%u: WRMSR %#x <- %#lx -> #GP", v->guest->spec->name,
@@ -196,4 +191,40 @@ int exit_wrmsr(struct vcpu *v)
 	}
 	vcpu_skip_insn(v);
 	return r;
+}
+
+/*
+ * An x2APIC ICR write vlapic_x2apic_icr_fast() takes (a fixed IPI to
+ * itself or one x2APIC ID) is resumable and skips the MSR dispatch: it is
+ * on the path of every IPI, from the exit to the target's IRR. It leaves
+ * intr_dirty alone, unlike vapic_msr_write(): an IPI changes this vCPU's
+ * IRR only when it is its own target, and then vlapic_accept() notifies
+ * it (op_notify). With x2apic=off the APIC is never in x2APIC mode, so
+ * the fast path declines and the write raises #GP in wrmsr_other().
+ */
+static __attribute__((noinline)) int wrmsr_x2apic_icr(struct vcpu *v)
+{
+	uint64_t *g = v->regs.gpr;
+
+	if (!vlapic_x2apic_icr_fast(v->lapic, (g[GPR_RDX] << 32) | (uint32_t)g[GPR_RAX]))
+		return wrmsr_other(v, MSR_X2APIC_ICR);
+	vcpu_skip_insn(v);
+	return EXIT_RESUMABLE;
+}
+
+/* The writes a guest makes per timer tick and per IPI are resumable
+ * (vmm/exit/exit_fast.c) and come first; a dispatch without a frame
+ * (tail calls), so that each path pays only for its own. Of the guest's
+ * registers a WRMSR handler reads rax, rcx and rdx only, and it never
+ * ends the guest: the entry stub saves no other GPR the C ABI keeps
+ * before the hook (vmx/regs.h). */
+int exit_wrmsr(struct vcpu *v)
+{
+	uint32_t msr = (uint32_t)v->regs.gpr[GPR_RCX];
+
+	if (msr == MSR_IA32_TSC_DEADLINE)
+		return wrmsr_tsc_deadline(v);
+	if (msr == MSR_X2APIC_ICR)
+		return wrmsr_x2apic_icr(v);
+	return wrmsr_other(v, msr);
 }

@@ -141,6 +141,7 @@ struct guest_spec {
 struct tv_inject {
 	bool hpet_stuck;                /* HPET main counter left halted */
 	bool hpet_strays;               /* the HPET vector without its comparator's status */
+	bool hlt_vintr_erratum;         /* probe 5 answers "erratum" on every CPU */
 	int32_t adjust_cpu;             /* IA32_TSC_ADJUST = adjust there first; -1: none */
 	int64_t adjust;
 	int32_t warp_cpu;               /* ... after tickvisor's check; -1: none */

@@ -540,7 +540,10 @@ void vcpu_calib_probe_if0(struct vcpu *v)
 				"for a notification with nothing posted (Bochs without "
 				"scripts/bochs-patches/0006?): posted interrupts off", name, v->id);
 	}
-	if (vintr_asked) {
+	if (vintr_asked && platform.inject.hlt_vintr_erratum) {
+		pr_warn("guest %s: vcpu%u: inject=hlt-vintr-erratum: probe 5 not made, its erratum "
+			"assumed", name, v->id);
+	} else if (vintr_asked) {
 		hv = probe_hlt_vintr(v, &v->hlt_vintr_erratum, &known);
 		if (!known)
 			pr_warn("guest %s: vcpu%u: HLT wake probe inconclusive (%s, %ld): HLT exits "

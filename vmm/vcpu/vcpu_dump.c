@@ -24,7 +24,7 @@ void vcpu_dump(struct vcpu *v)
 
 	/* Fresh from the VMCS: the exit path reads only what its handler needs. */
 	pr_err("  exit reason %u (%s)%s, qualification %#lx, guest-physical %#lx",
-	       e->basic, vmx_exit_name(e->basic),
+	       vmx_exit_basic(e), vmx_exit_name(vmx_exit_basic(e)),
 	       e->reason & VMX_EXIT_REASON_ENTRY_FAIL ? " [VM-entry failure]" : "",
 	       (unsigned long)vmread(VMCS_EXIT_QUALIFICATION),
 	       (unsigned long)vmread(VMCS_GUEST_PHYS_ADDR));

@@ -12,15 +12,6 @@
 #include "vmx/vmx.h"
 #include "vmm/vcpu/vcpu_dump.h"
 
-uint64_t vcpu_interruptibility(struct vcpu *v)
-{
-	if (!v->intr_state_valid) {
-		v->cached_intr_state = vmread(VMCS_GUEST_INTERRUPTIBILITY);
-		v->intr_state_valid = true;
-	}
-	return v->cached_intr_state;
-}
-
 void vcpu_set_interruptibility(struct vcpu *v, uint64_t val)
 {
 	vmwrite(VMCS_GUEST_INTERRUPTIBILITY, val);
@@ -74,33 +65,26 @@ static void vcpu_debug_trap(struct vcpu *v, bool tf)
 	vcpu_inject_exception(v, 1, false, 0);
 }
 
-void vcpu_skip_insn(struct vcpu *v)
+void vcpu_skip_insn_rare(struct vcpu *v, uint64_t intr, uint64_t rflags)
 {
-	uint64_t intr = vcpu_interruptibility(v), rflags;
-
-	vmwrite(VMCS_GUEST_RIP, v->exit.rip + v->exit.insn_len);
 	/* The emulated instruction ends any STI/MOV-SS shadow (SDM Vol. 3C,
 	 * "Interruptibility State"). */
 	if (intr & (INTERRUPTIBILITY_STI | INTERRUPTIBILITY_MOV_SS))
 		vcpu_set_interruptibility(v, intr & ~(uint64_t)(INTERRUPTIBILITY_STI |
 								 INTERRUPTIBILITY_MOV_SS));
-	/* One VMREAD when TF and RF are clear: this is the CPUID/MSR hot
-	 * path. RF lasts one instruction: "The RF Flag is cleared at the
-	 * start of the instruction after the check for code breakpoint"
-	 * (SDM Vol. 3B, "Instruction-Breakpoint Exception Condition"), so
-	 * the next one after an emulated instruction runs with RF = 0 (Bochs
-	 * clears it at each fetch, KVM's emulator at writeback). It is 1
-	 * here when a fault handler returned to this instruction, or after
-	 * an EPT-violation exit (MMIO), which saves RF = 1 (SDM Vol. 3C,
-	 * "Saving RIP, RSP, RFLAGS, and SSP"). */
-	rflags = vmread(VMCS_GUEST_RFLAGS);
-	if (unlikely((rflags & (RFLAGS_TF | RFLAGS_RF)) || (intr & INTERRUPTIBILITY_MOV_SS))) {
-		if (rflags & RFLAGS_RF)
-			vmwrite(VMCS_GUEST_RFLAGS, rflags & ~(uint64_t)RFLAGS_RF);
-		/* Only a MOV SS shadow holds traps across the exit. */
-		if ((rflags & RFLAGS_TF) || (intr & INTERRUPTIBILITY_MOV_SS))
-			vcpu_debug_trap(v, rflags & RFLAGS_TF);
-	}
+	/* RF lasts one instruction: "The RF Flag is cleared at the start of
+	 * the instruction after the check for code breakpoint" (SDM Vol. 3B,
+	 * "Instruction-Breakpoint Exception Condition"), so the next one
+	 * after an emulated instruction runs with RF = 0 (Bochs clears it at
+	 * each fetch, KVM's emulator at writeback). It is 1 here when a fault
+	 * handler returned to this instruction, or after an EPT-violation
+	 * exit (MMIO), which saves RF = 1 (SDM Vol. 3C, "Saving RIP, RSP,
+	 * RFLAGS, and SSP"). */
+	if (rflags & RFLAGS_RF)
+		vmwrite(VMCS_GUEST_RFLAGS, rflags & ~(uint64_t)RFLAGS_RF);
+	/* Only a MOV SS shadow holds traps across the exit. */
+	if ((rflags & RFLAGS_TF) || (intr & INTERRUPTIBILITY_MOV_SS))
+		vcpu_debug_trap(v, rflags & RFLAGS_TF);
 }
 
 /* Vectors of fault class (SDM Vol. 3A, "Exception and Interrupt

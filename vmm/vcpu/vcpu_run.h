@@ -103,17 +103,18 @@ void housekeeper_lock_timer(struct vcpu *v);
 void housekeeper_unlock_timer(struct vcpu *v);
 
 /* Around every access to v's timer state on v's own CPU. Unlock hands a
- * target that moved (v->timer_dirty) to the queue; without a housekeeper
- * both are a load and a branch. */
+ * target that moved (v->timer_dirty) to the queue; for a vCPU whose timer
+ * the housekeeper does not serve (none, or timer=auto kept it on its own
+ * CPU: vcpu_timer_init()) both are a load and a branch. */
 static inline void housekeeper_timer_lock(struct vcpu *v)
 {
-	if (unlikely(v->guest->hk))
+	if (unlikely(v->timer_kind == TIMER_POSTED))
 		housekeeper_lock_timer(v);
 }
 
 static inline void housekeeper_timer_unlock(struct vcpu *v)
 {
-	if (unlikely(v->guest->hk))
+	if (unlikely(v->timer_kind == TIMER_POSTED))
 		housekeeper_unlock_timer(v);
 }
 
@@ -126,12 +127,41 @@ void housekeeper_timer_cancel(struct vcpu *v);
 /* Makes v notice new pending work: a kick if it runs on another CPU. */
 void vcpu_kick(struct vcpu *v);
 
-/* Guest interruptibility state, read from the VMCS once per exit. */
-uint64_t vcpu_interruptibility(struct vcpu *v);
+/* Guest interruptibility state, read from the VMCS once per exit (as a
+ * rule by its first reader: the read is the straight path). */
+static inline uint64_t vcpu_interruptibility(struct vcpu *v)
+{
+	if (likely(!v->intr_state_valid)) {
+		v->cached_intr_state = vmread(VMCS_GUEST_INTERRUPTIBILITY);
+		v->intr_state_valid = true;
+	}
+	return v->cached_intr_state;
+}
 void vcpu_set_interruptibility(struct vcpu *v, uint64_t val);
 
-/* Advances RIP past the exiting instruction. */
-void vcpu_skip_insn(struct vcpu *v);
+/* vcpu_skip_insn() when the instruction had an STI or MOV-SS shadow, or
+ * RFLAGS.TF or RF set: intr and rflags as it read them. */
+void vcpu_skip_insn_rare(struct vcpu *v, uint64_t intr, uint64_t rflags);
+
+/* Advances RIP past the exiting instruction. Inline: the CPUID and WRMSR
+ * exits of the fast path run it on every exit, and the usual
+ * instruction (no shadow, TF and RF clear) costs two VMREADs and a
+ * VMWRITE; the rest is vcpu_skip_insn_rare(). */
+static inline __attribute__((always_inline)) void vcpu_skip_insn(struct vcpu *v)
+{
+	/* Read, not cached: nothing on the fast path reads it after the
+	 * instruction, and vcpu_skip_insn_rare() caches what it writes. */
+	uint64_t intr = likely(!v->intr_state_valid) ? vmread(VMCS_GUEST_INTERRUPTIBILITY)
+						     : v->cached_intr_state;
+	uint64_t rflags;
+
+	vmwrite(VMCS_GUEST_RIP, v->exit.rip + v->exit.insn_len);
+	rflags = vmread(VMCS_GUEST_RFLAGS);
+	if (unlikely((intr & (INTERRUPTIBILITY_STI | INTERRUPTIBILITY_MOV_SS)) |
+		     (rflags & (RFLAGS_TF | RFLAGS_RF))))
+		vcpu_skip_insn_rare(v, intr, rflags);
+}
+
 /* Injects a hardware exception at the next VM entry. */
 void vcpu_inject_exception(struct vcpu *v, uint8_t vector, bool has_error, uint32_t error);
 static inline void vcpu_inject_gp(struct vcpu *v) { vcpu_inject_exception(v, 13, true, 0); }

@@ -11,7 +11,7 @@
  * them (v->lma_by_hw): there the copy can be stale. */
 static inline void vcpu_set_ctl(uint32_t *cached, uint64_t field, unsigned bit, bool on)
 {
-	if (!!(*cached & BIT(bit)) == on)       /* every entry asks: keep it cheap */
+	if (on ? (*cached & BIT(bit)) : !(*cached & BIT(bit)))    /* every entry asks: keep it cheap */
 		return;
 	*cached ^= (uint32_t)BIT(bit);
 	vmwrite(field, *cached);

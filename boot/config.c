@@ -185,7 +185,7 @@ static void options_default(struct tv_options *o)
 	*o = (struct tv_options){
 		.timer = TIMER_SEL_AUTO, .advance = ADVANCE_OFF, .apicv = true,
 		.hlt = HLT_EXIT, .min_period_us = MIN_PERIOD_US_DEFAULT, .x2apic = true,
-		.housekeeping = HOUSEKEEPING_AUTO,
+		.housekeeping = HOUSEKEEPING_AUTO, .late_us = LATE_US_DEFAULT,
 	};
 }
 
@@ -255,6 +255,11 @@ static int parse_option(struct cfg_ctx *x, struct tv_options *o,
 			return cfg_error(x, "min_period_us must be 0..1000000, not", val);
 		o->min_period_us = (uint32_t)n;
 		o->set |= OPT_SET_MIN_PERIOD;
+	} else if (!strcmp(key, "late_us")) {
+		if (!parse_u64(val, &n, false) || n > 1000000)
+			return cfg_error(x, "late_us must be 0..1000000, not", val);
+		o->late_us = (uint32_t)n;
+		o->set |= OPT_SET_LATE;
 	} else if (!strcmp(key, "mmio")) {
 		if (!strcmp(val, "pc"))
 			o->mmio_strict = false;
@@ -317,7 +322,7 @@ static int parse_trace_list(struct cfg_ctx *x, uint32_t *mask, char *list)
 		if (comma)
 			*comma = 0;
 		if ((i = lookup(trace_names, ARRAY_SIZE(trace_names), list)) < 0)
-			return cfg_error(x, "log=trace: trace points are timer, ipi and exit, not",
+			return cfg_error(x, "log=trace: trace points are timer, ipi, exit and late, not",
 					 list);
 		*mask |= (uint32_t)BIT(i);
 		if (!comma)
@@ -341,7 +346,7 @@ static int parse_log(struct cfg_ctx *x, enum log_level *lvl, uint32_t *trace, ch
 	}
 	if ((i = lookup(level_names, ARRAY_SIZE(level_names), val)) < 0)
 		return cfg_error(x, "log must be error, warn, info, debug, trace or "
-				 "trace:timer,ipi,exit, not", val);
+				 "trace:timer,ipi,exit,late, not", val);
 	*lvl = (enum log_level)i;
 	*trace = *lvl == LOG_TRACE ? TRACE_ALL : 0;
 	return 0;
@@ -697,6 +702,8 @@ static void options_overlay(struct tv_options *dst, const struct tv_options *src
 		dst->hlt = src->hlt;
 	if (src->set & OPT_SET_MIN_PERIOD)
 		dst->min_period_us = src->min_period_us;
+	if (src->set & OPT_SET_LATE)
+		dst->late_us = src->late_us;
 	if (src->set & OPT_SET_MMIO)
 		dst->mmio_strict = src->mmio_strict;
 	if (src->set & OPT_SET_X2APIC)

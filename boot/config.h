@@ -8,13 +8,14 @@
  *
  * Global keys: timer=auto|preempt|lapic|hpet|posted  advance=off|auto|<ns>
  *   apicv=on|off  hlt=exit|guest  min_period_us=<us>  housekeeping=auto|<cpu>
- *   if0_quirks=auto|on  log=error|warn|info|debug|trace|trace:timer,ipi,exit
+ *   if0_quirks=auto|on  log=error|warn|info|debug|trace|trace:timer,ipi,exit,late
+ *   late_us=<us>
  *   end=auto|poweroff|halt|wait  console=auto|serial|screen|both
  *   serial=auto|none|PORT[,BAUD]|mmio:0xADDR[,BAUD]|mmio32:0xADDR[,BAUD]
  *   (end=, console=, serial= global only)
  * Guest keys: mem=<n>[K|M|G]  vcpus=<n>  cpus=<cpu>[,<cpu>...]  timeout=<s>  cmdline="..."
  *   module=PATH (repeatable) and timer= advance= apicv= hlt= min_period_us=
- *   housekeeping= if0_quirks= to override the globals.
+ *   housekeeping= if0_quirks= late_us= to override the globals.
  * Values containing spaces are double-quoted.
  */
 #ifndef BOOT_CONFIG_H

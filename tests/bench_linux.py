@@ -2,7 +2,9 @@
 """make bench, the Linux part (issue 14.5): cyclictest in Debian's cloud
 kernel on 2 CPUs, natively (GRUB, legacy BIOS, the same Bochs machine)
 and under tickvisor with timer=preempt advance=off and advance=auto, and
-timer=posted where tickvisor has it.
+timer=posted where tickvisor has it; and seed 002's dedicated CPU
+(issue 24.5): cyclictest alone on an isolated, tickless vCPU 1 under
+timer=posted hlt=guest, with that vCPU's VM exits per wake-up.
 
 Each configuration is RUNS boots of its own (a configuration tickvisor
 refuses, such as timer=posted before it exists, then costs only its own
@@ -18,7 +20,16 @@ that phase, and one thread's average jumps between modes some 60 us apart
 paddings; natively five of six padded boots sat near 137 us, one near 88). So each run pads the command line differently
 (`linuxguest.pad=`, which nothing reads: it only shifts the phase), two
 boots run at a time, and a row pools its runs: the smallest min, the mean
-of the threads' averages, the largest max, each run's averages beside.
+of the threads' averages, the largest max, each run's averages and maxima
+beside. Every kernel gets linux_guest.REPEATABLE (nokaslr and friends), so
+that what varies between boots is the padding and little else; a boot whose
+max exceeds twice native's pooled max is named in the report and on stderr.
+
+Environment, for a shorter run by hand (make bench sets neither):
+TICKVISOR_LINUX_RUNS=N boots per configuration instead of RUNS;
+TICKVISOR_LINUX_CONFIGS=NAME,... only those configurations (native needs a
+tickvisor one beside it: it is told the TSC rate tickvisor measured). A
+configuration left out reads "not run" and fails its goals.
 """
 import os
 import re
@@ -41,11 +52,30 @@ CONFIGS = [
      "exitless timer on a housekeeping CPU (posted interrupts)"),
     ("posted/hlt-guest", "timer=posted advance=auto hlt=guest",
      "exitless timer and idle: HLT stays in the guest (issue 24.4)"),
+    ("dedicated", "timer=posted advance=auto hlt=guest",
+     "seed 002's dedicated CPU: one cyclictest thread on isolated, tickless CPU 1 "
+     "(issue 24.5)"),
 ]
+# Seed 002's "dedicated instance": the vCPU that runs the real-time task
+# is isolated from the scheduler (isolcpus), its tick stopped while one
+# task runs (nohz_full) and its RCU callbacks run elsewhere (rcu_nocbs);
+# cyclictest's one thread is pinned to it. Its figure is vCPU 1's exits
+# per wake-up (not comparable to the other rows' two threads).
+KERNEL_ARGS = {"dedicated": "nohz_full=1 isolcpus=1 rcu_nocbs=1"}
+CYCLICTEST_ARGS = {"dedicated": linux_guest.CYCLICTEST.replace("-t,2,-a,", "-t,1,-a,1,")}
+DEDICATED_VCPU = 1
+# vmm/guest.c counts a vCPU's exits over the whole boot, and the boot's
+# share is large: under hlt=guest on Bochs the 1 ms stop poll alone
+# (vmm/apic/vcpu_timer.c) takes an exit per millisecond of the ~45 s boot.
+# So each dedicated boot has a twin that differs only in cyclictest's loop
+# count (the same length of command line, the same padding): Bochs repeats
+# a boot, so the difference of the two is what the extra wake-ups cost.
+BASE_LOOPS = ("-l,2000,", "-l,0001,")
 # timer=posted needs a CPU that runs no vCPU (DESIGN.md, "Exitless
 # timer"): that boot has one CPU more than the guest sees.
-HOST_CPUS = {"posted": CPUS + 1, "posted/hlt-guest": CPUS + 1}
-RUNS = 6                # boots per configuration, each with its own padding
+HOST_CPUS = {"posted": CPUS + 1, "posted/hlt-guest": CPUS + 1, "dedicated": CPUS + 1}
+RUNS = int(os.environ.get("TICKVISOR_LINUX_RUNS", 6))  # boots per configuration
+SPIKE = 2               # a boot's max above SPIKE x native's pooled max is named
 PARALLEL = 2            # boots at a time (one emulator is one host thread)
 TSC_RE = re.compile(r"^tickvisor: TSC: (\d+) Hz", re.M)
 CONFIG_ERROR_RE = re.compile(r"^tickvisor: error: .*$", re.M)
@@ -56,13 +86,40 @@ def _pad(run):
     return f" linuxguest.pad={'0' * (run + 1)}"
 
 
-def _run_tickvisor(build, out, name, opts, run=0):
-    """One tickvisor boot of the Linux guest; (result, serial)."""
+def selected(env=None):
+    """The configuration names TICKVISOR_LINUX_CONFIGS picks (all by default)."""
+    env = os.environ.get("TICKVISOR_LINUX_CONFIGS", "") if env is None else env
+    names = [n for n, _, _ in CONFIGS]
+    want = [w for w in env.split(",") if w]
+    unknown = [w for w in want if w not in names]
+    if unknown:
+        sys.exit(f"bench: linux: TICKVISOR_LINUX_CONFIGS: unknown {', '.join(unknown)} "
+                 f"(configurations: {', '.join(names)})")
+    return [n for n in names if not want or n in want]
+
+
+def _kernel(name):
+    """The kernel words of configuration name's boots."""
+    return " ".join(w for w in (linux_guest.REPEATABLE, KERNEL_ARGS.get(name)) if w)
+
+
+def _cyclictest(name, base=False):
+    """cyclictest's options for configuration name's boots; base: its twin
+    of one loop (BASE_LOOPS)."""
+    args = CYCLICTEST_ARGS.get(name, linux_guest.CYCLICTEST)
+    return args.replace(*BASE_LOOPS) if base else args
+
+
+def _run_tickvisor(build, out, name, opts, run=0, base=False):
+    """One tickvisor boot of the Linux guest; (result, serial). base: the
+    twin of one cyclictest loop (BASE_LOOPS)."""
     kernel, initrd = linux_guest.image()
-    work = os.path.join(out, f"linux-{name.replace('/', '-')}-{run}")
+    work = os.path.join(out, f"linux-{name.replace('/', '-')}-{run}" + ("-base" if base else ""))
     os.makedirs(work, exist_ok=True)
     line = guestcfg.guest_line("linux", "vmlinuz", GUEST_MEM, CPUS, 300,
-                               linux_guest.cmdline(CPUS, "lapic-deadline") + _pad(run),
+                               linux_guest.cmdline(CPUS, "lapic-deadline", kernel=_kernel(name),
+                                                   cyclictest=_cyclictest(name, base)) +
+                               _pad(run),
                                f"module=guests/initrd.gz {opts}")
     img = emu.esp_with_config(os.path.join(build, "esp.img"), os.path.join(work, "esp.img"),
                               os.path.join(work, "tickvisor.cfg"), f"log=info\n{line}\n")
@@ -73,6 +130,7 @@ def _run_tickvisor(build, out, name, opts, run=0):
     refused = CONFIG_ERROR_RE.search(serial)
     res = _result(serial, guest[0] if guest else None, work)
     res["exits"] = _exits(serial)
+    res["vcpu_exits"] = vcpu_exits(serial)
     if guest is None and refused:
         res["na"] = refused.group(0)
     return res, serial
@@ -83,8 +141,9 @@ def _run_native(out, tsc_hz, run=0):
     work = os.path.join(out, f"linux-native-{run}")
     os.makedirs(work, exist_ok=True)
     iso = linux_guest.native_iso(kernel, initrd,
-                                 linux_guest.native_cmdline(CPUS, tsc_hz, "lapic-deadline") +
-                                 _pad(run), os.path.join(work, "linux.iso"))
+                                 linux_guest.native_cmdline(CPUS, tsc_hz, "lapic-deadline",
+                                                            _kernel("native")) + _pad(run),
+                                 os.path.join(work, "linux.iso"))
     msrs = linux_guest.bochs_msrs(os.path.join(work, "msrs.def"))
     status, serial, _ = emu.run(iso, "native", cpus=CPUS, megs=MEGS, timeout=1800,
                                 workdir=work, quiet=True, msrs=msrs)
@@ -94,18 +153,51 @@ def _run_native(out, tsc_hz, run=0):
 EXITS_RE = re.compile(r"^tickvisor: guest linux: (\d+) VM exits: (.*)$", re.M)
 
 
-def _exits(serial):
-    """{"total": N, "<reason>": N, ...} from the guest's closing exit
-    summary, {} without one."""
-    m = EXITS_RE.search(serial)
-    if not m:
-        return {}
-    out = {"total": int(m.group(1))}
-    for part in m.group(2).split(", "):
+# vmm/guest.c's per-vCPU line, printed for a guest of more than one vCPU.
+VCPU_EXITS_RE = re.compile(r"^tickvisor: guest linux: vcpu(\d+): (\d+) VM exits(?:: (.*))?$",
+                           re.M)
+
+
+def _by_reason(total, reasons):
+    out = {"total": int(total)}
+    for part in (reasons or "").split(", "):
         name, _, n = part.rpartition(" ")
         if n.isdigit():
             out[name] = int(n)
     return out
+
+
+def _exits(serial):
+    """{"total": N, "<reason>": N, ...} from the guest's closing exit
+    summary, {} without one."""
+    m = EXITS_RE.search(serial)
+    return _by_reason(m.group(1), m.group(2)) if m else {}
+
+
+def vcpu_exits(serial):
+    """{vcpu: {"total": N, "<reason>": N, ...}} from the per-vCPU lines."""
+    return {int(m.group(1)): _by_reason(m.group(2), m.group(3))
+            for m in VCPU_EXITS_RE.finditer(serial)}
+
+
+def _wakeups(res):
+    return sum(t.get("wakeups") or 0 for t in
+               (res.get("cyclictest") or {}).get("threads") or [])
+
+
+def exits_per_wakeup(res, vcpu=DEDICATED_VCPU):
+    """{"total": x, "<reason>": x, ...}: vcpu's VM exits per cyclictest
+    wake-up (all its threads' loops), counted as the difference between
+    the boot and its one-loop twin (res["base"], BASE_LOOPS); None without
+    the twin or either figure."""
+    base = res.get("base") or {}
+    ex = (res.get("vcpu_exits") or {}).get(vcpu)
+    ex0 = (base.get("vcpu_exits") or {}).get(vcpu)
+    wake = _wakeups(res) - _wakeups(base)
+    if not ex or not ex0 or wake <= 0:
+        return None
+    keys = list(ex) + [k for k in ex0 if k not in ex]
+    return {k: (ex.get(k, 0) - ex0.get(k, 0)) / wake for k in keys}
 
 
 def _result(serial, status, work):
@@ -131,6 +223,9 @@ def pool(runs):
     res["logs"] = [r.get("log") for r in runs]
     res["hlt_exits"] = [r.get("exits", {}).get("HLT", 0) if r.get("exits") else None
                         for r in runs]
+    if any(r.get("base") for r in runs):        # the dedicated configuration's
+        res["per_wakeup"] = [exits_per_wakeup(r) for r in runs]
+        res["dedicated_runs"] = [_dedicated_figures(r) for r in runs]
     na = [r["na"] for r in runs if r.get("na")]
     if na:
         res["na"] = na[0]
@@ -151,25 +246,40 @@ def run(build, out):
     """{"tsc_hz", "runs", "configs": {name: pooled result}}; tickvisor
     first, since the native kernel is told the TSC rate tickvisor
     measured."""
-    configs, tsc_hz = {}, None
-    jobs = [(name, opts, r) for name, opts, _ in CONFIGS if opts is not None
+    configs, tsc_hz, chosen = {}, None, selected()
+    jobs = [(name, opts, r, base) for name, opts, _ in CONFIGS if opts is not None
+            and name in chosen for base in (False, True) if not base or name == "dedicated"
             for r in range(RUNS)]
-    print(f"bench: linux under tickvisor: {len(jobs)} boots ({RUNS} per configuration, "
-          f"{PARALLEL} at a time)", file=sys.stderr)
+    print(f"bench: linux under tickvisor: {len(jobs)} boots ({RUNS} per configuration"
+          + (", each dedicated one with its twin" if "dedicated" in chosen else "") +
+          f", {PARALLEL} at a time)", file=sys.stderr)
     with ThreadPoolExecutor(PARALLEL) as ex:
         done = list(ex.map(lambda j: _run_tickvisor(build, out, *j), jobs))
-    for (name, _, _), (res, serial) in zip(jobs, done):
-        configs.setdefault(name, []).append(res)
+    bases = {}
+    for (name, _, r, base), (res, serial) in zip(jobs, done):
+        if base:
+            bases[name, r] = res
+        else:
+            configs.setdefault(name, []).append(res)
         m = TSC_RE.search(serial)
         tsc_hz = tsc_hz or (int(m.group(1)) if m else None)
+    for (name, r), res in bases.items():
+        configs[name][r]["base"] = {k: res.get(k) for k in ("vcpu_exits", "cyclictest",
+                                                            "status", "log")}
     if not tsc_hz:
         sys.exit("bench: linux: tickvisor printed no 'tickvisor: TSC: N Hz' line; "
                  f"see the logs in {out}/linux-*")
-    print(f"bench: linux natively (GRUB): {RUNS} boots", file=sys.stderr)
-    with ThreadPoolExecutor(PARALLEL) as ex:
-        configs["native"] = list(ex.map(lambda r: _run_native(out, tsc_hz, r), range(RUNS)))
-    return {"tsc_hz": tsc_hz, "runs": RUNS,
-            "configs": {n: pool(configs[n]) for n, _, _ in CONFIGS}}
+    if "native" in chosen:
+        print(f"bench: linux natively (GRUB): {RUNS} boots", file=sys.stderr)
+        with ThreadPoolExecutor(PARALLEL) as ex:
+            configs["native"] = list(ex.map(lambda r: _run_native(out, tsc_hz, r),
+                                            range(RUNS)))
+    linux = {"tsc_hz": tsc_hz, "runs": RUNS,
+             "configs": {n: pool(configs[n]) if n in configs else {"not_run": True}
+                         for n, _, _ in CONFIGS}}
+    for line in spike_lines(linux):
+        print(f"bench: linux: {line}", file=sys.stderr)
+    return linux
 
 
 # --- figures -------------------------------------------------------------------
@@ -185,6 +295,26 @@ def overall(res):
             max(t["max"] for t in th))
 
 
+def spikes(linux):
+    """[(config, run, thread, max, native pooled max)]: every boot's thread
+    whose max exceeds SPIKE x native's pooled max (issue 24.1), in
+    configuration order; [] without a native figure."""
+    nat = overall(linux["configs"].get("native") or {})
+    if not nat:
+        return []
+    return [(name, run, i, t["max"], nat[2])
+            for name, _, _ in CONFIGS if name != "native"
+            for run, threads in enumerate((linux["configs"].get(name) or {}).get("runs") or [])
+            for i, t in enumerate(threads or []) if t["max"] > SPIKE * nat[2]]
+
+
+def spike_lines(linux):
+    """The report's and stderr's words for spikes(): one line each."""
+    return [f"SPIKE: {name} boot {run} (linuxguest.pad={'0' * (run + 1)}) thread {th}: "
+            f"max {mx} us > {SPIKE}x native's pooled max {nat} us ({mx / nat:.2f}x)"
+            for name, run, th, mx, nat in spikes(linux)]
+
+
 def goals(linux):
     """Issue 14's goals: with advance=auto, cyclictest max at most 2x
     native's and avg at most native's + 10%; and in every configuration
@@ -194,6 +324,10 @@ def goals(linux):
     for name, _, _ in CONFIGS:
         res = linux["configs"].get(name) or {}
         want = linux_guest.init_checks()
+        if res.get("not_run"):
+            out.append((f"linux {name}: every boot ended with status 0, all {want} checks held",
+                        False, "not run (TICKVISOR_LINUX_CONFIGS)"))
+            continue
         out.append((f"linux {name}: every boot ended with status 0, all {want} checks held",
                     res.get("status") == 0 and not res.get("checks_failed") and
                     res.get("checks", 0) >= want and not res.get("na"),
@@ -239,6 +373,52 @@ def _cell(res, nat):
     return per, runs, ratio
 
 
+def _maxima(res):
+    """Each run's thread maxima, as the averages beside them (issue 24.1:
+    a rare spike is one boot's, and the pooled max alone hides which)."""
+    return "; ".join(", ".join(str(t["max"]) for t in th or []) if th else "–"
+                     for th in res.get("runs") or []) or "–"
+
+
+def _dedicated_figures(r, vcpu=DEDICATED_VCPU):
+    """(vcpu's exits in the boot, in its twin, the extra wake-ups), each
+    None where missing."""
+    base = r.get("base") or {}
+    ex = ((r.get("vcpu_exits") or {}).get(vcpu) or {}).get("total")
+    ex0 = ((base.get("vcpu_exits") or {}).get(vcpu) or {}).get("total")
+    return ex, ex0, (_wakeups(r) - _wakeups(base)) if base else None
+
+
+def dedicated_md(linux):
+    """The dedicated-CPU section (issue 24.5): per boot, vCPU 1's exits per
+    cyclictest wake-up, in all and by reason."""
+    res = linux["configs"].get("dedicated") or {}
+    if res.get("not_run") or res.get("na"):
+        return []
+    v = DEDICATED_VCPU
+    lines = ["", "### Dedicated CPU (seed 002, issue 24.5)", "",
+             f"`{_kernel('dedicated')}`, `cyclictest "
+             f"{CYCLICTEST_ARGS['dedicated'].replace(',', ' ')}`, "
+             f"`{dict((n, o) for n, o, _ in CONFIGS)['dedicated']}`. vCPU {v}'s VM exits per "
+             "cyclictest wake-up: the boot's count less that of its twin, whose cyclictest "
+             f"makes one loop (`{BASE_LOOPS[1].strip(',').replace(',', ' ')}`), over the "
+             "wake-ups between them (loops: the histogram's total plus its overflows).", "",
+             f"| boot | vCPU {v} exits (twin) | extra wake-ups | exits per wake-up "
+             "| by reason, per wake-up |",
+             "|---|---|---|---|---|"]
+    figs = res.get("dedicated_runs") or []
+    for run, per in enumerate(res.get("per_wakeup") or []):
+        ex, ex0, wake = ("–" if x is None else x for x in
+                         (figs[run] if run < len(figs) else (None, None, None)))
+        head = f"| {run} | {ex} ({ex0}) | {wake}"
+        if not per:
+            lines.append(head + " | – | – |")
+            continue
+        reasons = ", ".join(f"{k} {x:.2f}" for k, x in per.items() if k != "total" and x)
+        lines.append(f"{head} | {per['total']:.2f} | {reasons} |")
+    return lines
+
+
 def report_md(linux):
     nat = linux["configs"]["native"]
     lines = ["## Linux guest: cyclictest (issue 14)", "",
@@ -250,18 +430,27 @@ def report_md(linux):
              f"(`tsc_early_khz={linux['tsc_hz'] // 1000}`). {linux.get('runs', 1)} boots "
              "per configuration, each command line padded differently (the phase of the "
              "1 ms wake-ups moves with it); pooled: the smallest min, the mean of the "
-             "threads' averages, the largest max.", "",
+             "threads' averages, the largest max. Every kernel also gets "
+             f"`{linux_guest.REPEATABLE}` (repeatable boots, issue 24.1). The dedicated row "
+             "runs one thread on an isolated CPU: no ratio to native's two.", "",
              "| configuration | clockevent | min / avg / max (us) | thread averages per boot "
-             "| vs native |",
-             "|---|---|---|---|---|"]
+             "| thread maxima per boot | vs native |",
+             "|---|---|---|---|---|---|"]
     for name, opts, what in CONFIGS:
         res = linux["configs"].get(name, {})
-        per, runs, ratio = _cell(res, nat if name != "native" else None)
+        if res.get("not_run"):
+            lines.append(f"| {name} | – | not run | – | – | – |")
+            continue
+        per, runs, ratio = _cell(res, nat if name not in ("native", "dedicated") else None)
         ce = ", ".join(sorted(set(res.get("clockevents") or []))) or "–"
         label = f"{name} ({what})" + (f": `{opts}`" if opts else "") + \
             (f", {HOST_CPUS[name]} CPUs" if name in HOST_CPUS else "")
-        lines.append(f"| {label} | {ce} | {per} | {runs} | "
+        lines.append(f"| {label} | {ce} | {per} | {runs} | {_maxima(res)} | "
                      f"{ratio if name != 'native' else '1.00×'} |")
+    spiked = spike_lines(linux)
+    lines += ([""] + [f"**{line}**" for line in spiked]) if spiked else \
+        ["", f"No boot's thread max exceeds {SPIKE}x native's pooled max."]
+    lines += dedicated_md(linux)
     for name, _, _ in CONFIGS:
         res = linux["configs"].get(name, {})
         if res.get("na"):

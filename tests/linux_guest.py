@@ -32,21 +32,36 @@ CONSOLE = "console=ttyS0,115200"
 PANIC = "panic=-1"
 
 
-def cmdline(cpus, clockevent=None, extra=PANIC):
-    """The full command line: kernel options, then /init's expectations."""
-    words = [CONSOLE, extra, f"linuxguest.cpus={cpus}",
+# What make bench adds so that a boot repeats as far as Bochs lets it
+# (issue 24.1; docs/linux-guest.md, "Repeatable boots"). Bochs's RDRAND and
+# RDSEED are the C library's rand(), seeded with the host's wall clock at
+# start (cpu/init.cc: srand(time(NULL))), so every value the kernel draws
+# from them differs from boot to boot: the KASLR offsets, the slab freelist
+# order, stack canaries, hash seeds, user-space ASLR. nokaslr fixes the
+# kernel's text and its direct map; clearcpuid takes RDRAND (feature bit
+# 4*32+30) and RDSEED (9*32+18) away from the kernel (6.1 takes numbers,
+# not names), whose entropy then comes only from what the instruction-
+# driven emulator repeats (TSC, interrupt timing, the RTC's time0);
+# norandmaps and randomize_kstack_offset=off need no entropy at all.
+REPEATABLE = "nokaslr clearcpuid=158,306 norandmaps randomize_kstack_offset=off"
+
+
+def cmdline(cpus, clockevent=None, extra=PANIC, kernel="", cyclictest=CYCLICTEST):
+    """The full command line: kernel options (extra, then kernel), then
+    /init's expectations and cyclictest's options (commas for spaces)."""
+    words = [CONSOLE, extra, kernel, f"linuxguest.cpus={cpus}",
              f"linuxguest.clockevent={clockevent}" if clockevent else "",
-             f"linuxguest.cyclictest={CYCLICTEST}"]
+             f"linuxguest.cyclictest={cyclictest}"]
     return " ".join(w for w in words if w)
 
 
-def native_cmdline(cpus, tsc_hz, clockevent=None):
+def native_cmdline(cpus, tsc_hz, clockevent=None, kernel="", cyclictest=CYCLICTEST):
     """Natively in Bochs, CPUID 0x15/0x16 claim a TSC of some GHz while it
     ticks at `ips` (PLATFORM.md): Linux would trust CPUID and keep time 70
     times too slow. tsc_early_khz skips that and Linux refines the TSC
     rate against the HPET, as tickvisor's guests get it from CPUID. No
     panic=-1: a native reboot would start GRUB again."""
-    return cmdline(cpus, clockevent, f"tsc_early_khz={tsc_hz // 1000}")
+    return cmdline(cpus, clockevent, f"tsc_early_khz={tsc_hz // 1000}", kernel, cyclictest)
 
 
 # Bochs's Skylake-X (model 0x55 stepping 4) has no IA32_BIOS_SIGN_ID, so a
@@ -137,12 +152,17 @@ KERNEL_BAD_RE = re.compile(r"WARNING: CPU: |kernel BUG at|BUG: |Oops|Call Trace|
 
 
 def cyclictest(serial):
-    """{"threads": [{"min", "avg", "max", "overflows"}...], "hist":
-    {us: [count per thread]}} from cyclictest's -h output, or None when its
-    summary is missing. Latencies in microseconds, as cyclictest prints."""
+    """{"threads": [{"min", "avg", "max", "overflows", "wakeups"}...],
+    "hist": {us: [count per thread]}} from cyclictest's -h output, or None
+    when its summary is missing. Latencies in microseconds, as cyclictest
+    prints. With -h cyclictest prints no "C:" loop count; its "# Total:"
+    row sums the histogram, which leaves out the overflows, so a thread's
+    wake-ups (loops) are its total plus its overflows (None without a
+    total)."""
     lines = CYCLIC_RE.findall(serial)
     rows = {}
-    for key in ("Min Latencies", "Avg Latencies", "Max Latencies", "Histogram Overflows"):
+    for key in ("Total", "Min Latencies", "Avg Latencies", "Max Latencies",
+                "Histogram Overflows"):
         for line in lines:
             if line.startswith(f"# {key}:"):
                 rows[key] = [int(v) for v in line.split(":", 1)[1].split()]
@@ -153,6 +173,8 @@ def cyclictest(serial):
                 "avg": rows.get("Avg Latencies", [None] * n)[i],
                 "max": rows["Max Latencies"][i],
                 "overflows": rows.get("Histogram Overflows", [0] * n)[i]} for i in range(n)]
+    for i, t in enumerate(threads):
+        t["wakeups"] = rows["Total"][i] + t["overflows"] if "Total" in rows else None
     hist = {}
     for line in lines:
         m = re.match(r"^(\d+)((?: \d+)+)$", line.strip())

@@ -286,9 +286,13 @@ class SerialFacts(unittest.TestCase):
     def test_cyclictest_summary_and_histogram(self):
         ct = linux_guest.cyclictest(SERIAL)
         self.assertEqual(ct["threads"], [
-            {"min": 71, "avg": 138, "max": 232, "overflows": 6},
-            {"min": 72, "avg": 120, "max": 216, "overflows": 1}])
+            {"min": 71, "avg": 138, "max": 232, "overflows": 6, "wakeups": 2006},
+            {"min": 72, "avg": 120, "max": 216, "overflows": 1, "wakeups": 2001}])
         self.assertEqual(ct["hist"], {71: [1, 0], 72: [0, 1]})
+
+    def test_no_total_no_wakeups(self):
+        ct = linux_guest.cyclictest(SERIAL.replace("# Total:", "# Sum:"))
+        self.assertEqual([t["wakeups"] for t in ct["threads"]], [None, None])
 
     def test_no_summary_is_none(self):
         self.assertIsNone(linux_guest.cyclictest(SERIAL.replace("Max Latencies", "Max")))
@@ -432,6 +436,170 @@ class BenchPool(unittest.TestCase):
     def test_runs_are_padded_apart(self):
         self.assertEqual(len({bench_linux._pad(r) for r in range(bench_linux.RUNS)}),
                          bench_linux.RUNS)
+
+
+# A dedicated-CPU boot's end (issue 24.5): the guest's line, then one per vCPU.
+DEDICATED = """\
+[   39.014052] linux-guest: cyclictest: # Total: 000001998
+[   39.014052] linux-guest: cyclictest: # Min Latencies: 00071
+[   39.014052] linux-guest: cyclictest: # Avg Latencies: 00090
+[   39.014052] linux-guest: cyclictest: # Max Latencies: 00132
+[   39.014052] linux-guest: cyclictest: # Histogram Overflows: 00002
+tickvisor: guest linux: wrote 0 to the debug-exit port
+tickvisor: guest linux: 7100 VM exits: CPUID 2000, I/O instruction 3000, WRMSR 2100
+tickvisor: guest linux: vcpu0: 3000 VM exits: CPUID 1000, I/O instruction 2000
+tickvisor: guest linux: vcpu1: 4100 VM exits: CPUID 1000, I/O instruction 1000, WRMSR 2100
+tickvisor: guest linux: vcpu2: 0 VM exits
+tickvisor: guest linux exited with status 0
+"""
+
+
+class BenchDedicated(unittest.TestCase):
+    """Issue 24.5: vCPU 1's exits per cyclictest wake-up, from vmm/guest.c's
+    per-vCPU lines and cyclictest's loop count."""
+
+    def boot(self, serial=DEDICATED):
+        return {"cyclictest": linux_guest.cyclictest(serial),
+                "exits": bench_linux._exits(serial),
+                "vcpu_exits": bench_linux.vcpu_exits(serial)}
+
+    def test_per_vcpu_lines(self):
+        r = self.boot()
+        self.assertEqual(r["exits"]["total"], 7100)     # not taken for a vCPU's line
+        self.assertEqual(r["vcpu_exits"], {
+            0: {"total": 3000, "CPUID": 1000, "I/O instruction": 2000},
+            1: {"total": 4100, "CPUID": 1000, "I/O instruction": 1000, "WRMSR": 2100},
+            2: {"total": 0}})
+
+    def with_twin(self):
+        """The boot, and its twin of one loop (BASE_LOOPS) as run() adds it."""
+        twin = (DEDICATED.replace("000001998", "000000001").replace("00002\n", "00000\n")
+                .replace("vcpu1: 4100 VM exits: CPUID 1000, I/O instruction 1000, WRMSR 2100",
+                         "vcpu1: 2100 VM exits: CPUID 1000, I/O instruction 1000, WRMSR 100"))
+        return dict(self.boot(), base=self.boot(twin))
+
+    def test_exits_per_wakeup_is_the_twins_difference(self):
+        per = bench_linux.exits_per_wakeup(self.with_twin())
+        self.assertEqual(per, {"total": 2000 / 1999, "CPUID": 0, "I/O instruction": 0,
+                               "WRMSR": 2000 / 1999})
+
+    def test_a_reason_only_the_twin_has(self):
+        r = self.with_twin()
+        r["base"]["vcpu_exits"][1]["HLT"] = 1999
+        self.assertEqual(bench_linux.exits_per_wakeup(r)["HLT"], -1)
+
+    def test_no_figure_without_the_twin_the_line_or_the_loops(self):
+        self.assertIsNone(bench_linux.exits_per_wakeup(self.boot()))
+        r = self.with_twin()
+        r["base"]["vcpu_exits"] = {}
+        self.assertIsNone(bench_linux.exits_per_wakeup(r))
+        r = self.with_twin()
+        r["cyclictest"] = linux_guest.cyclictest(DEDICATED.replace("# Total:", "# Sum:"))
+        self.assertIsNone(bench_linux.exits_per_wakeup(r))
+
+    def test_twin_differs_only_in_loops(self):
+        long, twin = (bench_linux._cyclictest("dedicated", b) for b in (False, True))
+        self.assertEqual(len(long), len(twin))
+        self.assertEqual(long.replace("-l,2000,", "-l,0001,"), twin)
+        self.assertIn("-l,2000,", long)
+
+    def test_dedicated_command_line(self):
+        """One thread pinned to CPU 1, that CPU isolated, tickless and
+        without RCU callbacks; the repeatable-boot words too."""
+        self.assertIn("-t,1,-a,1,", bench_linux.CYCLICTEST_ARGS["dedicated"])
+        self.assertNotIn("-t,2", bench_linux.CYCLICTEST_ARGS["dedicated"])
+        k = bench_linux._kernel("dedicated").split()
+        for w in ("nohz_full=1", "isolcpus=1", "rcu_nocbs=1", "nokaslr"):
+            self.assertIn(w, k)
+        self.assertEqual(bench_linux.HOST_CPUS["dedicated"], bench_linux.CPUS + 1)
+
+    def test_report_section(self):
+        res = bench_linux.pool([dict(self.with_twin(), status=0, log="x"),
+                                dict(self.boot(), status=0, log="y")])
+        md = bench_linux.dedicated_md({"configs": {"dedicated": res}})
+        self.assertIn("| 0 | 4100 (2100) | 1999 | 1.00 | WRMSR 1.00 |", md)
+        self.assertIn("| 1 | 4100 (–) | – | – | – |", md)
+
+
+class BenchRun(unittest.TestCase):
+    """run() with the boots faked: the configurations TICKVISOR_LINUX_CONFIGS
+    picks, RUNS boots each, the dedicated ones with their twins attached."""
+
+    def fake_boot(self, build, out, name, opts, run=0, base=False):
+        serial = "tickvisor: TSC: 50000000 Hz\n" + DEDICATED.replace(
+            "000001998", "000000001" if base else "000001998")
+        res = {"status": 0, "cyclictest": linux_guest.cyclictest(serial),
+               "vcpu_exits": bench_linux.vcpu_exits(serial), "checks": 5}
+        self.boots.append((name, run, base))
+        return res, serial
+
+    def test_dedicated_boots_have_twins(self):
+        self.boots = []
+        env = {"TICKVISOR_LINUX_CONFIGS": "dedicated,preempt/auto"}
+        with mock.patch.object(bench_linux, "_run_tickvisor", self.fake_boot), \
+                mock.patch.object(bench_linux, "RUNS", 2), mock.patch.dict(os.environ, env), \
+                mock.patch("sys.stderr"):
+            linux = bench_linux.run("build", "out")
+        self.assertEqual(sorted(self.boots), [
+            ("dedicated", 0, False), ("dedicated", 0, True), ("dedicated", 1, False),
+            ("dedicated", 1, True), ("preempt/auto", 0, False), ("preempt/auto", 1, False)])
+        ded = linux["configs"]["dedicated"]
+        self.assertEqual([p["total"] for p in ded["per_wakeup"]], [0, 0])
+        self.assertEqual(ded["dedicated_runs"], [(4100, 4100, 1997)] * 2)  # 2000 - (1 + 2)
+        self.assertTrue(linux["configs"]["native"]["not_run"])
+        self.assertNotIn("per_wakeup", linux["configs"]["posted"])
+
+
+class BenchRepeatable(unittest.TestCase):
+    """Issue 24.1: every kernel gets the repeatable-boot words, every boot's
+    thread maxima are kept, and a boot above 2x native's pooled max is
+    named."""
+
+    def threads(self, *maxima):
+        return [{"min": 1, "avg": 10, "max": m, "overflows": 0} for m in maxima]
+
+    def linux(self):
+        runs = {"native": [self.threads(300, 316), self.threads(200, 250)],
+                "preempt/auto": [self.threads(300, 310), self.threads(7406, 308)],
+                "posted": [self.threads(633, 632)]}
+        return {"configs": {n: {"runs": r, "cyclictest": {"threads": sum(r, []), "hist": {}}}
+                            for n, r in runs.items()}}
+
+    def test_spikes_name_config_run_and_thread(self):
+        """Above twice native's pooled max (316) only: 632 is not named."""
+        self.assertEqual(bench_linux.spikes(self.linux()),
+                         [("preempt/auto", 1, 0, 7406, 316), ("posted", 0, 0, 633, 316)])
+        self.assertEqual(bench_linux.spike_lines(self.linux())[0],
+                         "SPIKE: preempt/auto boot 1 (linuxguest.pad=00) thread 0: max 7406 us "
+                         "> 2x native's pooled max 316 us (23.44x)")
+
+    def test_no_native_no_spikes(self):
+        linux = self.linux()
+        del linux["configs"]["native"]
+        self.assertEqual(bench_linux.spikes(linux), [])
+
+    def test_maxima_per_boot(self):
+        self.assertEqual(bench_linux._maxima(self.linux()["configs"]["preempt/auto"]),
+                         "300, 310; 7406, 308")
+
+    def test_every_kernel_is_repeatable(self):
+        for name, _, _ in bench_linux.CONFIGS:
+            self.assertTrue(bench_linux._kernel(name).startswith(linux_guest.REPEATABLE))
+        self.assertIn("nokaslr", linux_guest.REPEATABLE.split())
+
+    def test_selected_configurations(self):
+        names = [n for n, _, _ in bench_linux.CONFIGS]
+        self.assertEqual(bench_linux.selected(""), names)
+        self.assertEqual(bench_linux.selected("preempt/auto,native"), ["native", "preempt/auto"])
+        with self.assertRaises(SystemExit):
+            bench_linux.selected("nosuch")
+
+    def test_a_configuration_not_run_fails_its_goal(self):
+        linux = BenchGoals().linux(posted={"not_run": True})
+        bad = [(n, d) for n, ok, d in bench_linux.goals(linux) if not ok]
+        self.assertEqual(bad, [(f"linux posted: every boot ended with status 0, all "
+                                f"{linux_guest.init_checks()} checks held",
+                                "not run (TICKVISOR_LINUX_CONFIGS)")])
 
 
 def fake_deb(out, name, files):

@@ -462,21 +462,51 @@ static void guest_report_unassigned(const struct guest *g)
 			g->spec->name, (unsigned long)rd, (unsigned long)wr);
 }
 
+/* "reason N, reason N, ..." of the nonzero counts in exits[]; its length. */
+static size_t exits_by_reason(char *line, size_t size, const uint64_t *exits)
+{
+	size_t n = 0;
+
+	for (unsigned r = 0; r < VMX_EXIT_NR && n < size; r++)
+		if (exits[r])
+			n += (size_t)fmt_snprintf(line + n, size - n, "%s%s %lu", n ? ", " : "",
+						  vmx_exit_name(r), (unsigned long)exits[r]);
+	return n;
+}
+
+/* One line per vCPU of a multi-vCPU guest, so that a figure for one vCPU
+ * (the isolated CPU of a dedicated-CPU guest: issue 24.5) can be read. */
+static void guest_report_vcpu_exits(const struct guest *g)
+{
+	char line[400];
+
+	for (uint32_t i = 0; i < g->nvcpus && g->nvcpus > 1; i++) {
+		const struct vcpu *v = g->vcpus[i];
+		uint64_t total = 0;
+		size_t n;
+
+		if (!v)
+			continue;
+		for (unsigned r = 0; r < VMX_EXIT_NR; r++)
+			total += v->stats.exits[r];
+		n = exits_by_reason(line, sizeof(line), v->stats.exits);
+		pr_info("guest %s: vcpu%u: %lu VM exits%s%s", g->spec->name, i,
+			(unsigned long)total, n ? ": " : "", n ? line : "");
+	}
+}
+
 static void guest_report_exits(const struct guest *g)
 {
 	char line[400];
-	size_t n = 0;
-	uint64_t total = guest_exits(g, GUEST_EXITS_ALL);
+	uint64_t exits[VMX_EXIT_NR];
+	size_t n;
 
-	for (unsigned r = 0; r < VMX_EXIT_NR && n < sizeof(line); r++) {
-		uint64_t c = guest_exits(g, r);
-
-		if (c)
-			n += (size_t)fmt_snprintf(line + n, sizeof(line) - n, "%s%s %lu",
-						  n ? ", " : "", vmx_exit_name(r), (unsigned long)c);
-	}
-	pr_info("guest %s: %lu VM exits%s%s", g->spec->name, (unsigned long)total,
-		n ? ": " : "", n ? line : "");
+	for (unsigned r = 0; r < VMX_EXIT_NR; r++)
+		exits[r] = guest_exits(g, r);
+	n = exits_by_reason(line, sizeof(line), exits);
+	pr_info("guest %s: %lu VM exits%s%s", g->spec->name,
+		(unsigned long)guest_exits(g, GUEST_EXITS_ALL), n ? ": " : "", n ? line : "");
+	guest_report_vcpu_exits(g);
 	guest_report_unassigned(g);
 	if (g->spec->opts.advance == ADVANCE_AUTO && g->vcpus[0])
 		pr_info("guest %s: timer advance settled at %lu TSC cycles running (%lu expiries), "

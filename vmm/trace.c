@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: BSD-2-Clause
+#include "drivers/fmt.h"
 #include "drivers/io.h"
+#include "timer/host.h"
+#include "vmm/guest.h"
 #include "vmm/host/log.h"
+#include "vmm/host/platform.h"
 #include "vmm/trace.h"
 #include "vmx/vmx.h"
 
@@ -46,14 +50,71 @@ static const char *timer_delivery(const struct vlapic *l)
 	return l->hw_vid ? "virtual-interrupt delivery" : "event injection";
 }
 
+/* How late the expiry dated expire_at is, in TSC cycles; 0 unless more
+ * than the guest's late_us after target. */
+static uint64_t late_by(const struct vcpu *v, uint64_t target, uint64_t expire_at)
+{
+	int64_t late = (int64_t)(expire_at - target);
+	uint64_t limit = (uint64_t)v->guest->spec->opts.late_us * (platform.tb.tsc_hz / 1000000);
+
+	return late > 0 && (uint64_t)late > limit ? (uint64_t)late : 0;
+}
+
+static void late_line(const struct vcpu *v, uint64_t target, uint64_t late, const char *how)
+{
+	log_trace(TRACE_LATE, "vcpu%u: expiry %lu us late (%lu TSC cycles, late_us=%u): target "
+		  "%#lx, backend %s, %s", v->id, (unsigned long)(late / (platform.tb.tsc_hz / 1000000)),
+		  (unsigned long)late, v->guest->spec->opts.late_us, (unsigned long)target,
+		  timer_kind_name(v->timer_kind), how);
+}
+
+/* What the vCPU's CPU was doing: woken from a halt in root mode, or at an
+ * entry after an exit (the backend's own, or another that came first), and
+ * where the preemption timer stood, relative to the target. */
+static void trace_timer_late(struct vcpu *v, uint64_t target, uint64_t expire_at, bool halted)
+{
+	uint64_t late = late_by(v, target, expire_at);
+	unsigned basic = vmx_exit_basic(&v->exit);
+	char how[200];
+	int n;
+
+	if (!late)
+		return;
+	if (halted) {
+		late_line(v, target, late, "found by the vCPU halted in root mode");
+		return;
+	}
+	n = fmt_snprintf(how, sizeof(how), "found at the entry after exit %u (%s%s) at rip %#lx",
+			 basic, vmx_exit_name(basic),
+			 v->timer_exit ? ", the backend's" : "", (unsigned long)vmread(VMCS_GUEST_RIP));
+	if ((v->cached_pin_ctls & BIT(PIN_PREEMPT_TIMER)) && (size_t)n < sizeof(how))
+		fmt_snprintf(how + n, sizeof(how) - (size_t)n, "; preemption timer armed for "
+			     "target%+ld", (long)(v->preempt_at + v->tsc_offset - target));
+	late_line(v, target, late, how);
+}
+
+void trace_timer_late_posted(struct vcpu *v, uint64_t target, uint64_t expire_at)
+{
+	uint64_t late = late_by(v, target, expire_at);
+
+	if (late)
+		late_line(v, target, late, "posted by the housekeeper");
+}
+
 /* Said after the expiry, from what the hot path keeps anyway: the guest
  * TSC is read here, so it is that of the line, a little after the expiry. */
-void trace_timer_expire(struct vcpu *v, uint64_t spin_until)
+void trace_timer_expire(struct vcpu *v, uint64_t target, uint64_t expire_at,
+			uint64_t spin_until, bool halted)
 {
 	const struct vlapic *l = v->lapic;
 	const struct vtimer *t = &l->timer;
 	uint64_t now = rdtsc() + v->tsc_offset;
 	uint32_t vec = vlapic_get(l, LAPIC_LVT_TIMER) & 0xffu;
+
+	if (log_trace_on(TRACE_LATE))
+		trace_timer_late(v, target, expire_at, halted);
+	if (!log_trace_on(TRACE_TIMER))
+		return;
 
 	if (!t->armed) {
 		log_trace(TRACE_TIMER, "vcpu%u: expire at %#lx, inject vector %#x (%s), entry wait "

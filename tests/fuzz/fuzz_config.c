@@ -54,11 +54,11 @@ static void check_options(const struct tv_options *o)
 	FUZZ_CHECK(o->advance_ns <= ADVANCE_NS_MAX);
 	FUZZ_CHECK(o->advance != ADVANCE_FIXED || o->advance_ns > 0);
 	FUZZ_CHECK(o->hlt == HLT_EXIT || o->hlt == HLT_GUEST);
-	FUZZ_CHECK(o->min_period_us <= 1000000);
+	FUZZ_CHECK(o->min_period_us <= 1000000 && o->late_us <= 1000000);
 	FUZZ_CHECK(o->housekeeping == HOUSEKEEPING_AUTO ||
 		   (o->housekeeping >= 0 && o->housekeeping < (int32_t)TV_MAX_CPUS));
 	FUZZ_CHECK(o->end <= END_RESET && o->console <= CONSOLE_BOTH);
-	FUZZ_CHECK(!(o->set & ~(uint32_t)BITS(11, 0)));
+	FUZZ_CHECK(!(o->set & ~(uint32_t)BITS(12, 0)));
 	check_serial(o);
 }
 
@@ -95,7 +95,8 @@ static bool same_options(const struct tv_options *a, const struct tv_options *b)
 {
 	return a->timer == b->timer && a->advance == b->advance &&
 	       a->advance_ns == b->advance_ns && a->apicv == b->apicv && a->hlt == b->hlt &&
-	       a->min_period_us == b->min_period_us && a->mmio_strict == b->mmio_strict &&
+	       a->min_period_us == b->min_period_us && a->late_us == b->late_us &&
+	       a->mmio_strict == b->mmio_strict &&
 	       a->x2apic == b->x2apic && a->housekeeping == b->housekeeping &&
 	       a->if0_quirks == b->if0_quirks && a->end == b->end && a->console == b->console &&
 	       a->serial == b->serial && a->serial_uart.space == b->serial_uart.space &&

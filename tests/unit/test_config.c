@@ -213,7 +213,7 @@ static void test_global_misc(void **state)
 		assert_int_equal(cfg.opts.set, 0);
 	}
 	expect_err("log=loud", 1, "log must be error, warn, info, debug, trace or "
-		   "trace:timer,ipi,exit, not 'loud'");
+		   "trace:timer,ipi,exit,late, not 'loud'");
 
 	/* several options on one line, tabs as separators */
 	parse_ok("timer=hpet\thlt=guest   apicv=off advance=auto min_period_us=50 log=warn");
@@ -528,6 +528,15 @@ static void test_log_trace(void **state)
 	assert_int_equal(cfg.trace_mask, BIT(TRACE_TIMER));
 	parse_ok("log=trace:timer,ipi,exit");
 	assert_int_equal(cfg.trace_mask, BIT(TRACE_TIMER) | BIT(TRACE_IPI) | BIT(TRACE_EXIT));
+	parse_ok("log=trace:late");
+	assert_int_equal(cfg.trace_mask, BIT(TRACE_LATE));
+	assert_int_equal(cfg.opts.late_us, LATE_US_DEFAULT);
+	parse_ok("log=trace:late late_us=0\nguest a img late_us=7400\n");
+	assert_int_equal(cfg.opts.late_us, 0);
+	assert_int_equal(cfg.opts.set, OPT_SET_LATE);
+	assert_int_equal(cfg.guests[0].opts.late_us, 7400);
+	expect_err("late_us=1000001", 1, "late_us must be 0..1000000, not '1000001'");
+	expect_err("late_us=-1", 1, "late_us must be 0..1000000, not '-1'");
 	parse_ok("log=trace:exit,ipi,exit");            /* order and repeats do not matter */
 	assert_int_equal(cfg.trace_mask, BIT(TRACE_IPI) | BIT(TRACE_EXIT));
 	parse_ok("log=trace");
@@ -540,14 +549,14 @@ static void test_log_trace(void **state)
 	assert_int_equal(cfg.trace_mask, 0);             /* off by default */
 
 	expect_err("log=trace:timer,bogus", 1,
-		   "log=trace: trace points are timer, ipi and exit, not 'bogus'");
-	expect_err("log=trace:", 1, "log=trace: trace points are timer, ipi and exit, not ''");
+		   "log=trace: trace points are timer, ipi, exit and late, not 'bogus'");
+	expect_err("log=trace:", 1, "log=trace: trace points are timer, ipi, exit and late, not ''");
 	expect_err("log=trace:timer,", 1,
-		   "log=trace: trace points are timer, ipi and exit, not ''");
+		   "log=trace: trace points are timer, ipi, exit and late, not ''");
 	expect_err("log=trace:TIMER", 1,
-		   "log=trace: trace points are timer, ipi and exit, not 'TIMER'");
+		   "log=trace: trace points are timer, ipi, exit and late, not 'TIMER'");
 	expect_err("log=debug:timer", 1, "log must be error, warn, info, debug, trace or "
-		   "trace:timer,ipi,exit, not 'debug:timer'");
+		   "trace:timer,ipi,exit,late, not 'debug:timer'");
 	expect_err("guest a img log=trace:timer", 1, "unknown guest option 'log'");
 
 	/* load options: given, they replace the file's level and mask */
@@ -564,7 +573,7 @@ static void test_log_trace(void **state)
 	assert_int_equal(cfg.log_level, LOG_INFO);
 	assert_int_equal(cfg.trace_mask, 0);
 	expect_load_err("x log=trace:timer,nope",
-			"log=trace: trace points are timer, ipi and exit, not 'nope'");
+			"log=trace: trace points are timer, ipi, exit and late, not 'nope'");
 	assert_string_equal(trace_names[TRACE_EXIT], "exit");
 }
 
@@ -849,7 +858,7 @@ static void test_load_options(void **state)
 	expect_load_err("mem=1G", "unknown option 'mem'");
 	expect_load_err("x timer=tsc", "timer must be auto, preempt, lapic, hpet or posted, not 'tsc'");
 	expect_load_err("x log=loud", "log must be error, warn, info, debug, trace or "
-			"trace:timer,ipi,exit, not 'loud'");
+			"trace:timer,ipi,exit,late, not 'loud'");
 	expect_load_err("x cmdline=\"a", "unterminated quote");
 
 	char line[1100], want[1200];
@@ -908,7 +917,7 @@ static void test_errors_basic(void **state)
 static void test_errors_limits(void **state)
 {
 	static char text[64 * 1024];
-	char want[512];
+	char want[TV_CMDLINE_LEN + 64];   /* the longest message below, whole */
 	size_t n = 0;
 
 	/* 128 guests fit, the 129th does not */
@@ -921,7 +930,7 @@ static void test_errors_limits(void **state)
 	sprintf(text + n, "# comment\nguest g128 img128\n");
 	expect_err(text, 130, "too many guests (at most 128)");
 
-	/* name 31 ok / 32 too long; path 127 / 128; cmdline 255 / 256 */
+	/* name 31 ok / 32 too long; path 127 / 128; cmdline 511 / 512 */
 	char name[TV_NAME_LEN + 1], path[TV_PATH_LEN + 1], cmd[TV_CMDLINE_LEN + 1];
 
 	memset(name, 'n', sizeof(name) - 2);

@@ -39,6 +39,7 @@
 #include "vmm/host/topology.h"
 #include "vmm/host/platform.h"
 #include "vmm/apic/vapic.h"
+#include "vmm/trace.h"
 
 struct housekeeper {
 	struct spinlock lock;           /* the queue, and the vCPUs' timers (above) */
@@ -316,10 +317,13 @@ static struct vcpu *node_vcpu(struct housekeeper *hk, const struct tqueue_node *
 static uint64_t expire(struct housekeeper *hk, struct vcpu *v)
 {
 	struct vtimer *t = &v->lapic->timer;
-	uint64_t now = rdtsc() + v->tsc_offset, done;
+	uint64_t now = rdtsc() + v->tsc_offset, done, target = t->target;
+	uint64_t at = vtimer_reached(now, target) ? now : target;
 
-	vlapic_timer_fire(v->lapic, vtimer_reached(now, t->target) ? now : t->target);
+	vlapic_timer_fire(v->lapic, at);
 	done = rdtsc();
+	if (log_trace_on(TRACE_LATE))
+		trace_timer_late_posted(v, target, at);
 	hk->posts++;
 	if (t->armed)
 		tqueue_set(&hk->queue, &hk->node[v->id], t->target - v->tsc_offset);

@@ -77,8 +77,9 @@ static inline __attribute__((always_inline)) void set_preempt(struct vcpu *v, bo
  * that, not this point, is what tunes the advance (vcpu_timer_after_entry),
  * so everything between the host interrupt and the entry - this expiry,
  * re-arming the backend, the injection - counts. `traced` is a constant
- * of each caller (log=trace:timer picks the traced entry variant once,
- * vcpu_timer_init), so an untraced expiry does not even test the mask. */
+ * of each caller (log=trace:timer or trace:late picks the traced entry
+ * variant once, vcpu_timer_init), so an untraced expiry does not even
+ * test the mask. */
 static inline __attribute__((always_inline)) void expire(struct vcpu *v,
 							   const struct timer_plan_in *in,
 							   struct timer_advance *a, bool traced)
@@ -88,7 +89,8 @@ static inline __attribute__((always_inline)) void expire(struct vcpu *v,
 	timer_plan_expiry(in, &p);
 	vlapic_timer_expired(v->lapic, p.expire_at);
 	if (traced)
-		trace_timer_expire(v, p.spin_until);
+		trace_timer_expire(v, in->target, p.expire_at, p.spin_until,
+				   a == &v->advance_halt);
 	v->regs.spin_until = p.spin_until;
 	v->spin_target = v->timer_exit ? v->regs.spin_until : 0;
 	v->advance_seen = a;
@@ -320,7 +322,7 @@ static __attribute__((noinline)) void timer_posted_halt_wake(struct vcpu *v)
 	in.host_now = rdtsc();
 	if (timer_plan_due(&in)) {
 		/* A halt's wake, not an entry's: it tests the mask itself. */
-		if (log_trace_on(TRACE_TIMER))
+		if (trace_expiry_on())
 			expire(v, &in, &v->advance_halt, true);
 		else
 			expire(v, &in, &v->advance_halt, false);
@@ -391,7 +393,7 @@ static void set_before_entry(struct vcpu *v)
 {
 	if (v->timer_kind == TIMER_POSTED)
 		v->timer_before_entry = timer_before_entry_posted;
-	else if (log_trace_on(TRACE_TIMER))
+	else if (trace_expiry_on())
 		v->timer_before_entry = timer_before_entry_traced;
 	else
 		v->timer_before_entry = timer_before_entry;
@@ -553,13 +555,15 @@ int vcpu_timer_block(struct vcpu *v, bool if_set)
 		/* Inside the advance window: the entry path waits out the rest
 		 * and delivers on time. With IF clear the expiry only sets IRR. */
 		if (vtimer_due(t, now + adv)) {
+			uint64_t target = t->target;
+
 			if (if_set) {
 				v->halt_wake = true;
 				break;
 			}
 			vlapic_timer_expired(v->lapic, now);
-			if (log_trace_on(TRACE_TIMER))
-				trace_timer_expire(v, 0);
+			if (trace_expiry_on())
+				trace_timer_expire(v, target, now, 0, true);
 			continue;
 		}
 		vcpu_drop_stray_sipi(v);

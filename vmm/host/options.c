@@ -3,4 +3,5 @@
 
 const char *const trace_names[TRACE_NR] = {
 	[TRACE_TIMER] = "timer", [TRACE_IPI] = "ipi", [TRACE_EXIT] = "exit",
+	[TRACE_LATE] = "late",
 };

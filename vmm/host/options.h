@@ -15,7 +15,7 @@
 #define TV_MAX_MODULES  8u
 #define TV_NAME_LEN     32u
 #define TV_PATH_LEN     128u
-#define TV_CMDLINE_LEN  256u
+#define TV_CMDLINE_LEN  512u
 
 enum hlt_policy {
 	HLT_EXIT,               /* HLT exits; the CPU sleeps on a host timer */
@@ -57,17 +57,18 @@ enum log_level {
 };
 
 /* Trace points by subsystem, bits of tv_config.trace_mask: log=trace
- * enables them all, log=trace:timer,ipi,exit the ones named. */
+ * enables them all, log=trace:timer,ipi,exit,late the ones named. */
 enum trace_subsys {
 	TRACE_TIMER,            /* guest timer armed, expired, injected */
 	TRACE_IPI,              /* IPIs sent and delivered */
 	TRACE_EXIT,             /* every VM exit */
+	TRACE_LATE,             /* a guest timer expiry later than late_us */
 	TRACE_NR,
 };
 
 #define TRACE_ALL ((uint32_t)BIT(TRACE_NR) - 1)
 
-/* "timer", "ipi", "exit": the spelling in log=trace:..., indexed by enum
+/* "timer", "ipi", "exit", "late": the spelling in log=trace:..., indexed by enum
  * trace_subsys (vmm/host/options.c). */
 extern const char *const trace_names[TRACE_NR];
 
@@ -83,6 +84,7 @@ struct tv_options {
 	bool x2apic;                    /* offer x2APIC mode (CPUID.1:ECX[21]) */
 	int32_t housekeeping;           /* CPU posting timer expiries, HOUSEKEEPING_AUTO */
 	bool if0_quirks;                /* IF=0 window and stop poll on every CPU, not only where probed */
+	uint32_t late_us;               /* log=trace:late names expiries later than this */
 	enum end_mode end;              /* global only: how the run ends */
 	enum console_sel console;       /* global only: where the log goes */
 	enum serial_sel serial;         /* global only: which serial port */
@@ -103,6 +105,7 @@ struct tv_options {
 #define OPT_SET_END         BIT(9)
 #define OPT_SET_CONSOLE     BIT(10)
 #define OPT_SET_SERIAL      BIT(11)
+#define OPT_SET_LATE        BIT(12)
 
 /* housekeeping=auto: the lowest CPU that runs none of the guest's vCPUs. */
 #define HOUSEKEEPING_AUTO   (-1)
@@ -159,6 +162,7 @@ struct tv_config {
 #define GUEST_MEM_MIN       (2ull << 20)
 #define GUEST_MEM_MAX       (3ull << 30)
 #define MIN_PERIOD_US_DEFAULT 200u
+#define LATE_US_DEFAULT     100u
 #define ADVANCE_NS_MAX      1000000u
 #define GUEST_TIMEOUT_MAX_S 86400u
 

@@ -966,12 +966,12 @@ class PlatformSuite(Suite):
                  debug_exit=True, uart="com1", config="log=info\n", acpi_tables=(),
                  threads=1):
         # Issue 21.5: every CPU takes a host timer interrupt before the
-        # refusal; the warp test does not find QEMU's CPUs apart. (Seen
-        # once, 2026-12-07, tcg-smp80 with the machine loaded by two other
-        # emulators: "cpu59's TSC is at least 597 cycles behind cpu0's";
-        # two reruns and every other run found them in step. TCG reads
-        # the TSC from one locked, monotonic clock for all vCPUs, so the
-        # cause is not understood; kept strict until it is.)
+        # refusal; the warp test does not find QEMU's CPUs apart. (It did
+        # twice on 2026-12-07, tcg-smp80 and tcg-smp64: "cpu39's TSC is at
+        # least 1495 cycles behind cpu0's". Cause: one warp test shared by
+        # every AP, set up again for each, so an AP TCG had descheduled
+        # before it saw its own test end took the next AP's turns too.
+        # Each AP has its own test now, vmm/host/smp.c.)
         super().__init__(name, config, emu="tcg", cpus=cpus, megs=megs, status=1,
                          timeout=180, expect=list(expect) + REFUSAL + [
                              r"^tickvisor: host timer: an interrupt taken on (1 CPU|every one "

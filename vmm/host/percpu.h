@@ -11,6 +11,7 @@
 #include "vmm/host/desc.h"
 #include "timer/host.h"
 #include "vmm/host/options.h"
+#include "vmm/host/tsc_sync.h"
 
 #define CPU_STACK_SIZE   (32 * KiB)
 #define CPU_IST_SIZE     (8 * KiB)
@@ -34,6 +35,7 @@ struct pcpu {
 	uint32_t work_done;
 	int64_t tsc_adjust_was;         /* IA32_TSC_ADJUST undone at bring-up (smp.c) */
 	bool inject_missed;             /* inject= wanted an IA32_TSC_ADJUST it lacks */
+	struct tsc_warp warp;           /* this AP's warp test against the BSP (smp.c) */
 	bool timer_irq;                 /* its host timer interrupt came at bring-up */
 };
 

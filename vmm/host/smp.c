@@ -57,8 +57,6 @@ static uint32_t parked;
 /* False: the APs start without VMX, to be counted, checked and wait in
  * tickvisor's loop while tickvisor refuses (issue 21.5). */
 static bool aps_vmx;
-/* The warp test of the AP being started (one at a time). */
-static struct tsc_warp warp;
 
 static void delay_us(uint64_t us)
 {
@@ -177,7 +175,7 @@ void ap_entry(struct pcpu *p)
 	if (aps_vmx)
 		timer_cpu_init(&p->timer, p->index, p->apic_id);
 	__atomic_store_n(&p->ready, 1, __ATOMIC_RELEASE);
-	tsc_warp_ap(&warp);
+	tsc_warp_ap(&p->warp);
 	for (;;) {
 		void (*fn)(void *);
 
@@ -234,21 +232,23 @@ void smp_park_aps(void)
 /* The AP's TSC against the BSP's (vmm/host/tsc_sync.h), once it is up. */
 static void check_tsc(struct pcpu *p)
 {
+	struct tsc_warp *w = &p->warp;
+
 	if (p->inject_missed)
 		pr_warn("inject=: cpu%u has no IA32_TSC_ADJUST: nothing injected", p->index);
 	if (p->tsc_adjust_was)
 		pr_warn("cpu%u: IA32_TSC_ADJUST was %ld (left by the firmware): set to 0",
 			p->index, (long)p->tsc_adjust_was);
-	tsc_warp_bsp(&warp, platform.tb.tsc_hz);
-	if (warp.timed_out)
+	tsc_warp_bsp(w, platform.tb.tsc_hz);
+	if (w->timed_out)
 		pr_warn("TSC: cpu%u stopped taking its turns in the warp test (after %u of %u "
-			"round trips)", p->index, warp.rounds, TSC_WARP_ROUNDS);
-	else if (warp.bsp_back)
+			"round trips)", p->index, w->rounds, TSC_WARP_ROUNDS);
+	else if (w->bsp_back)
 		pr_warn("TSC: cpu%u's TSC is at least %lu cycles ahead of cpu0's (warp test)",
-			p->index, (unsigned long)warp.bsp_back);
-	else if (warp.ap_back)
+			p->index, (unsigned long)w->bsp_back);
+	else if (w->ap_back)
 		pr_warn("TSC: cpu%u's TSC is at least %lu cycles behind cpu0's (warp test)",
-			p->index, (unsigned long)warp.ap_back);
+			p->index, (unsigned long)w->ap_back);
 	else
 		return;
 	platform.tsc_unsynced = true;
@@ -258,7 +258,14 @@ static bool start_one(uint32_t index, uint32_t apic_id, uint8_t *page)
 {
 	struct pcpu *p = cpu_alloc(index, apic_id);
 
-	warp = (struct tsc_warp){ .turn = TSC_WARP_BSP };
+	/*
+	 * Each AP has a test of its own. One shared test, set up again for
+	 * each AP, let an AP that had not yet seen its own test end (TCG with
+	 * 64 vCPUs on 2 host cores deschedules one for long) take the next
+	 * AP's turns too: two APs writing `last` out of order read as a warp
+	 * (tcg-smp64/80: "cpu39's TSC is at least 1495 cycles behind").
+	 */
+	p->warp = (struct tsc_warp){ .turn = TSC_WARP_BSP };
 	trampoline_prepare(page, p);
 	parked--;               /* INIT again: out of the park, or not answering */
 	if (!ap_wake(apic_id, page)) {

@@ -214,9 +214,7 @@ def hpet_strays_suite():
     hypercall fails and the second guest is not on a fallback."""
     strays = BY_NAME["timer_hpet_strays"]
     after = BY_NAME["timer_oneshot"]
-    lines = [guestcfg.guest_line("timer_hpet_strays.masked", strays.file, strays.mem, 1,
-                                 strays.timeout, "timer_hpet_strays expect=masked",
-                                 strays.options),
+    lines = [posted_line(strays, "timer_hpet_strays.masked", 1, strays.options, "expect=masked"),
              hpet_line(after, 1)]
     guests = [("timer_hpet_strays.masked", 0), ("timer_oneshot.hpet", 0)]
     return Suite("hpet-strays", "inject=hpet-strays\n" + guestcfg.config(lines), guests=guests,

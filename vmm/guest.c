@@ -480,7 +480,9 @@ static void guest_report_vcpu_exits(const struct guest *g)
 {
 	char line[400];
 
-	for (uint32_t i = 0; i < g->nvcpus && g->nvcpus > 1; i++) {
+	if (g->nvcpus < 2)
+		return;
+	for (uint32_t i = 0; i < g->nvcpus; i++) {
 		const struct vcpu *v = g->vcpus[i];
 		uint64_t total = 0;
 		size_t n;

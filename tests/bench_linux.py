@@ -46,6 +46,8 @@ GUEST_MEM = "256M"
 # (name, tickvisor options or None for native, what the row stands for)
 CONFIGS = [
     ("native", None, "GRUB, no hypervisor"),
+    ("native-3cpu", None, "GRUB, no hypervisor, on the 3-CPU machine of the posted rows, "
+     "the third CPU left parked (nr_cpus=2)"),
     ("preempt/off", "timer=preempt advance=off", "VMX-preemption timer, no advance"),
     ("preempt/auto", "timer=preempt advance=auto", "VMX-preemption timer, adaptive advance"),
     ("posted", "timer=posted advance=auto",
@@ -61,7 +63,7 @@ CONFIGS = [
 # task runs (nohz_full) and its RCU callbacks run elsewhere (rcu_nocbs);
 # cyclictest's one thread is pinned to it. Its figure is vCPU 1's exits
 # per wake-up (not comparable to the other rows' two threads).
-KERNEL_ARGS = {"dedicated": "nohz_full=1 isolcpus=1 rcu_nocbs=1"}
+KERNEL_ARGS = {"dedicated": "nohz_full=1 isolcpus=1 rcu_nocbs=1", "native-3cpu": "nr_cpus=2"}
 CYCLICTEST_ARGS = {"dedicated": linux_guest.CYCLICTEST.replace("-t,2,-a,", "-t,1,-a,1,")}
 DEDICATED_VCPU = 1
 # vmm/guest.c counts a vCPU's exits over the whole boot, and the boot's
@@ -73,7 +75,19 @@ DEDICATED_VCPU = 1
 BASE_LOOPS = ("-l,2000,", "-l,0001,")
 # timer=posted needs a CPU that runs no vCPU (DESIGN.md, "Exitless
 # timer"): that boot has one CPU more than the guest sees.
-HOST_CPUS = {"posted": CPUS + 1, "posted/hlt-guest": CPUS + 1, "dedicated": CPUS + 1}
+HOST_CPUS = {"posted": CPUS + 1, "posted/hlt-guest": CPUS + 1, "dedicated": CPUS + 1,
+             "native-3cpu": CPUS + 1}
+# Each row's native baseline: the same Bochs machine. Bochs runs its CPUs
+# in turn and advances the clock by the mean of what each ran in the
+# round, a halted (or parked) CPU counting as a whole quantum, so a third
+# CPU that idles slows the other two against the TSC: natively, the same
+# kernel's cyclictest min goes from 68 to 108-116 us with a third CPU
+# parked (2026-12-07, six boots each). The posted rows' third CPU is the
+# housekeeper, idle but for its deliveries; measured against 2-CPU native
+# they read 1.55-1.60x where the machine, not tickvisor, is most of it.
+NATIVES = [n for n, o, _ in CONFIGS if o is None]
+BASELINE = {n: "native-3cpu" if HOST_CPUS.get(n) == CPUS + 1 else "native"
+            for n, o, _ in CONFIGS if o is not None}
 RUNS = int(os.environ.get("TICKVISOR_LINUX_RUNS", 6))  # boots per configuration
 SPIKE = 2               # a boot's max above SPIKE x native's pooled max is named
 PARALLEL = 2            # boots at a time (one emulator is one host thread)
@@ -136,17 +150,17 @@ def _run_tickvisor(build, out, name, opts, run=0, base=False):
     return res, serial
 
 
-def _run_native(out, tsc_hz, run=0):
+def _run_native(out, tsc_hz, run=0, name="native"):
     kernel, initrd = linux_guest.image()
-    work = os.path.join(out, f"linux-native-{run}")
+    work = os.path.join(out, f"linux-{name}-{run}")
     os.makedirs(work, exist_ok=True)
     iso = linux_guest.native_iso(kernel, initrd,
                                  linux_guest.native_cmdline(CPUS, tsc_hz, "lapic-deadline",
-                                                            _kernel("native")) + _pad(run),
+                                                            _kernel(name)) + _pad(run),
                                  os.path.join(work, "linux.iso"))
     msrs = linux_guest.bochs_msrs(os.path.join(work, "msrs.def"))
-    status, serial, _ = emu.run(iso, "native", cpus=CPUS, megs=MEGS, timeout=1800,
-                                workdir=work, quiet=True, msrs=msrs)
+    status, serial, _ = emu.run(iso, "native", cpus=HOST_CPUS.get(name, CPUS), megs=MEGS,
+                                timeout=1800, workdir=work, quiet=True, msrs=msrs)
     return _result(serial, status, work)
 
 
@@ -269,11 +283,15 @@ def run(build, out):
     if not tsc_hz:
         sys.exit("bench: linux: tickvisor printed no 'tickvisor: TSC: N Hz' line; "
                  f"see the logs in {out}/linux-*")
-    if "native" in chosen:
-        print(f"bench: linux natively (GRUB): {RUNS} boots", file=sys.stderr)
+    natives = [n for n in NATIVES if n in chosen]
+    if natives:
+        print(f"bench: linux natively (GRUB): {RUNS} boots each of {', '.join(natives)}",
+              file=sys.stderr)
+        jobs = [(n, r) for n in natives for r in range(RUNS)]
         with ThreadPoolExecutor(PARALLEL) as ex:
-            configs["native"] = list(ex.map(lambda r: _run_native(out, tsc_hz, r),
-                                            range(RUNS)))
+            done = list(ex.map(lambda j: _run_native(out, tsc_hz, j[1], j[0]), jobs))
+        for (n, _), res in zip(jobs, done):
+            configs.setdefault(n, []).append(res)
     linux = {"tsc_hz": tsc_hz, "runs": RUNS,
              "configs": {n: pool(configs[n]) if n in configs else {"not_run": True}
                          for n, _, _ in CONFIGS}}
@@ -295,24 +313,56 @@ def overall(res):
             max(t["max"] for t in th))
 
 
+def baseline(linux, name):
+    """(name of configuration name's native baseline, its pooled overall()
+    or None)."""
+    base = BASELINE.get(name, "native")
+    return base, overall(linux["configs"].get(base) or {})
+
+
 def spikes(linux):
-    """[(config, run, thread, max, native pooled max)]: every boot's thread
-    whose max exceeds SPIKE x native's pooled max (issue 24.1), in
-    configuration order; [] without a native figure."""
-    nat = overall(linux["configs"].get("native") or {})
-    if not nat:
-        return []
-    return [(name, run, i, t["max"], nat[2])
-            for name, _, _ in CONFIGS if name != "native"
-            for run, threads in enumerate((linux["configs"].get(name) or {}).get("runs") or [])
-            for i, t in enumerate(threads or []) if t["max"] > SPIKE * nat[2]]
+    """[(config, run, thread, max, baseline, its pooled max)]: every boot's
+    thread whose max exceeds SPIKE x its native baseline's pooled max
+    (issue 24.1), in configuration order; none for a configuration without
+    a baseline figure."""
+    out = []
+    for name, opts, _ in CONFIGS:
+        base, nat = baseline(linux, name)
+        if opts is None or not nat:
+            continue
+        out += [(name, run, i, t["max"], base, nat[2])
+                for run, threads in enumerate((linux["configs"].get(name) or {}).get("runs")
+                                              or [])
+                for i, t in enumerate(threads or []) if t["max"] > SPIKE * nat[2]]
+    return out
 
 
 def spike_lines(linux):
     """The report's and stderr's words for spikes(): one line each."""
     return [f"SPIKE: {name} boot {run} (linuxguest.pad={'0' * (run + 1)}) thread {th}: "
-            f"max {mx} us > {SPIKE}x native's pooled max {nat} us ({mx / nat:.2f}x)"
-            for name, run, th, mx, nat in spikes(linux)]
+            f"max {mx} us > {SPIKE}x {base}'s pooled max {nat} us ({mx / nat:.2f}x)"
+            for name, run, th, mx, base, nat in spikes(linux)]
+
+
+def tail_goals(linux):
+    """Issue 24's goals, in every configuration but the dedicated one (one
+    thread, not comparable): cyclictest's pooled max at most 1.5x its
+    native baseline's (BASELINE), its avg at most that + 5%."""
+    out = []
+    for name, opts, _ in CONFIGS:
+        if opts is None or name == "dedicated":
+            continue
+        base, nat = baseline(linux, name)
+        o = overall(linux["configs"].get(name) or {})
+        for what, i, limit in (("max at most 1.5x", 2, 1.5), ("avg at most 1.05x", 1, 1.05)):
+            goal = f"linux {name}: cyclictest {what} {base} (issue 24)"
+            if not (o and nat):
+                out.append((goal, False, "figure missing: no cyclictest summary from " +
+                            ", ".join(n for n, f in ((name, o), (base, nat)) if not f)))
+                continue
+            out.append((goal, o[i] <= nat[i] * limit,
+                        f"{o[i]:.1f} vs {nat[i]:.1f} us ({o[i] / nat[i]:.2f}x)"))
+    return out
 
 
 def goals(linux):
@@ -344,13 +394,10 @@ def goals(linux):
         return out + [(n, False, "figure missing: no cyclictest summary from " +
                        ", ".join(gone)) for n in names]
     hg = linux["configs"].get("posted/hlt-guest") or {}
-    hgo, hlts = overall(hg), hg.get("hlt_exits") or []
+    hlts = hg.get("hlt_exits") or []
     out.append(("linux posted/hlt-guest: no HLT exit in any boot (issue 24.4)",
                 bool(hlts) and all(h == 0 for h in hlts), f"HLT exits per boot: {hlts}"))
-    out.append(("linux posted/hlt-guest: cyclictest avg at most native + 5% (issue 24.4)",
-                bool(hgo) and hgo[1] <= nat[1] * 1.05,
-                f"{hgo[1]:.1f} vs {nat[1]:.1f} us ({hgo[1] / nat[1]:.2f}x)" if hgo else
-                "figure missing"))
+    out += tail_goals(linux)
     return out + [(names[0], auto[2] <= 2 * nat[2],
                    f"{auto[2]} vs {nat[2]} us ({auto[2] / nat[2]:.2f}x)"),
                   (names[1], auto[1] <= nat[1] * 1.10, f"{auto[1]:.1f} vs {nat[1]:.1f} us "
@@ -420,7 +467,6 @@ def dedicated_md(linux):
 
 
 def report_md(linux):
-    nat = linux["configs"]["native"]
     lines = ["## Linux guest: cyclictest (issue 14)", "",
              "Debian's cloud kernel on 2 CPUs, `cyclictest " +
              linux_guest.CYCLICTEST.replace(",", " ") + "` from the initramfs of "
@@ -431,25 +477,31 @@ def report_md(linux):
              "per configuration, each command line padded differently (the phase of the "
              "1 ms wake-ups moves with it); pooled: the smallest min, the mean of the "
              "threads' averages, the largest max. Every kernel also gets "
-             f"`{linux_guest.REPEATABLE}` (repeatable boots, issue 24.1). The dedicated row "
-             "runs one thread on an isolated CPU: no ratio to native's two.", "",
+             f"`{linux_guest.REPEATABLE}` (repeatable boots, issue 24.1). Each row's ratio is "
+             "to the native row of its machine: 3-CPU rows (a housekeeper beside the 2 "
+             "vCPUs) to native-3cpu, since an idle third CPU alone slows Bochs's other two "
+             "against the TSC (BASELINE in tests/bench_linux.py). The dedicated row runs one "
+             "thread on an isolated CPU: no ratio to native's two.", "",
              "| configuration | clockevent | min / avg / max (us) | thread averages per boot "
-             "| thread maxima per boot | vs native |",
+             "| thread maxima per boot | vs native baseline |",
              "|---|---|---|---|---|---|"]
     for name, opts, what in CONFIGS:
         res = linux["configs"].get(name, {})
         if res.get("not_run"):
             lines.append(f"| {name} | – | not run | – | – | – |")
             continue
-        per, runs, ratio = _cell(res, nat if name not in ("native", "dedicated") else None)
+        base = linux["configs"].get(BASELINE[name]) if name in BASELINE else None
+        per, runs, ratio = _cell(res, base if name != "dedicated" else None)
+        if ratio.startswith("avg") and name in BASELINE:
+            ratio += f" ({BASELINE[name]})"
         ce = ", ".join(sorted(set(res.get("clockevents") or []))) or "–"
         label = f"{name} ({what})" + (f": `{opts}`" if opts else "") + \
             (f", {HOST_CPUS[name]} CPUs" if name in HOST_CPUS else "")
         lines.append(f"| {label} | {ce} | {per} | {runs} | {_maxima(res)} | "
-                     f"{ratio if name != 'native' else '1.00×'} |")
+                     f"{ratio if name in BASELINE else '1.00×'} |")
     spiked = spike_lines(linux)
     lines += ([""] + [f"**{line}**" for line in spiked]) if spiked else \
-        ["", f"No boot's thread max exceeds {SPIKE}x native's pooled max."]
+        ["", f"No boot's thread max exceeds {SPIKE}x its native baseline's pooled max."]
     lines += dedicated_md(linux)
     for name, _, _ in CONFIGS:
         res = linux["configs"].get(name, {})

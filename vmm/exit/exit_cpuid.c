@@ -43,6 +43,22 @@
 #define C7_EDX_KEEP (CPUID_7_EDX_AVX512_4VNNIW | CPUID_7_EDX_AVX512_4FMAPS | CPUID_7_EDX_FSRM | \
 		     CPUID_7_EDX_AVX512_VP2INTERSECT | CPUID_7_EDX_MD_CLEAR)
 
+/* The guest's registers get the answer, RIP moves past CPUID. Always
+ * resumable: guest registers and RIP only (exit_fast_cpuid relies on it),
+ * and of the registers only rax and rcx read, rax-rdx written (the entry
+ * stub saves no other GPR the C ABI keeps before the hook). */
+static inline __attribute__((always_inline)) int cpuid_answer(struct vcpu *v, struct cpuid_regs r)
+{
+	uint64_t *g = v->regs.gpr;
+
+	g[GPR_RAX] = r.eax;
+	g[GPR_RBX] = r.ebx;
+	g[GPR_RCX] = r.ecx;
+	g[GPR_RDX] = r.edx;
+	vcpu_skip_insn(v);
+	return EXIT_RESUMABLE;
+}
+
 static void leaf1(struct vcpu *v, struct cpuid_regs *r)
 {
 	uint64_t cr4 = vmread(VMCS_GUEST_CR4);
@@ -106,68 +122,75 @@ static void leaf_timebase(uint32_t leaf, struct cpuid_regs *r)
 					  (uint32_t)(tb->apic_hz / 1000000), 0 };
 }
 
-static void guest_cpuid(struct vcpu *v, uint32_t leaf, uint32_t sub, struct cpuid_regs *r)
+/*
+ * The leaves tickvisor answers itself: the hypervisor leaves, thermal and
+ * power, PMU, topology, XSAVE state (for the guest's XCR0) and the time
+ * base. Out of line, and the end of the exit (a tail call from
+ * exit_cpuid()): the calls some of them make would otherwise keep a
+ * frame around every CPUID exit. Given only v (leaf and sub-leaf are
+ * read again, and leaf 0xd, the one built on the host's answer, asks the
+ * host again), the tail call moves no other register.
+ */
+static __attribute__((noinline)) int exit_cpuid_own(struct vcpu *v)
 {
-	if (leaf >= 0x40000000 && leaf <= 0x4fffffff) {
-		leaf_hypervisor(leaf, r);
-		return;
+	uint64_t *g = v->regs.gpr;
+	uint32_t leaf = (uint32_t)g[GPR_RAX], sub = (uint32_t)g[GPR_RCX];
+	struct cpuid_regs r;
+
+	switch (leaf) {
+	case 6: r = (struct cpuid_regs){ CPUID_6_EAX_ARAT, 0, 0, 0 }; break;
+	case 0xa: r = (struct cpuid_regs){ 0 }; break;          /* no PMU */
+	case 0xd: r = cpuid(leaf, sub); xstate_cpuid(v, sub, &r); break;
+	case 0xb: case 0x1f: leaf_topology(v, sub, &r); break;
+	case 0x15: case 0x16: leaf_timebase(leaf, &r); break;
+	default: leaf_hypervisor(leaf, &r); break;              /* 0x40000000-0x4fffffff */
 	}
-	/* The host's answer, then what differs (one switch: the timebase
-	 * leaves are cases too, although they replace it all). */
-	*r = cpuid(leaf, sub);
+	return cpuid_answer(v, r);
+}
+
+/*
+ * The host's answer, then what differs; the leaves tickvisor answers
+ * itself go to exit_cpuid_own(). CPUID runs first whatever the leaf, so
+ * that the usual one meets no test before it: for the hypervisor range
+ * too, whose host answer is dropped (CPUID has no side effects; a leaf
+ * beyond the host's range returns data, never a fault).
+ */
+int exit_cpuid(struct vcpu *v)
+{
+	uint64_t *g = v->regs.gpr;
+	uint32_t leaf = (uint32_t)g[GPR_RAX], sub = (uint32_t)g[GPR_RCX];
+	struct cpuid_regs r = cpuid(leaf, sub);
+
 	switch (leaf) {
 	case 0:
 		/* IA32_MISC_ENABLE "Limit CPUID Maxval": leaf 0 reports 2. */
 		if (v->misc_enable & MISC_ENABLE_LIMIT_CPUID)
-			r->eax = 2;
+			r.eax = 2;
 		else
-			r->eax = MAX(r->eax, 0x16u);        /* with 0x15/0x16 */
+			r.eax = MAX(r.eax, 0x16u);          /* with 0x15/0x16 */
 		break;
-	case 1: leaf1(v, r); break;
-	case 6: *r = (struct cpuid_regs){ CPUID_6_EAX_ARAT, 0, 0, 0 }; break;
+	case 1: leaf1(v, &r); break;
 	case 7:
 		if (sub == 0) {
 			/* IA32_TSC_ADJUST is emulated whatever the host has. */
-			r->ebx = (r->ebx & C7_EBX_KEEP) | CPUID_7_EBX_TSC_ADJUST;
-			r->ecx &= C7_ECX_KEEP;
-			r->edx &= C7_EDX_KEEP;
+			r.ebx = (r.ebx & C7_EBX_KEEP) | CPUID_7_EBX_TSC_ADJUST;
+			r.ecx &= C7_ECX_KEEP;
+			r.edx &= C7_EDX_KEEP;
 		} else {
-			*r = (struct cpuid_regs){ 0 };
+			r = (struct cpuid_regs){ 0 };
 		}
 		break;
-	case 0xa: *r = (struct cpuid_regs){ 0 }; break;   /* no PMU */
-	case 0xd: {
-		/* A copy: r itself never escapes, so it stays in registers. */
-		struct cpuid_regs x = *r;
-
-		xstate_cpuid(v, sub, &x);
-		*r = x;
-		break;
-	}
-	case 0xb: case 0x1f: leaf_topology(v, sub, r); break;
-	case 0x15: case 0x16: leaf_timebase(leaf, r); break;
+	case 6: case 0xa: case 0xb: case 0xd: case 0x15: case 0x16: case 0x1f:
+		return exit_cpuid_own(v);
 	case 0x80000001:
 		/* IA32_MISC_ENABLE "XD Bit Disable" clears the NX flag. */
 		if (v->misc_enable & MISC_ENABLE_XD_DISABLE)
-			r->edx &= ~(uint32_t)CPUID_80000001_EDX_NX;
+			r.edx &= ~(uint32_t)CPUID_80000001_EDX_NX;
 		break;
-	default: break;
+	default:
+		if (leaf >= 0x40000000 && leaf <= 0x4fffffff)
+			return exit_cpuid_own(v);
+		break;
 	}
-}
-
-int exit_cpuid(struct vcpu *v)
-{
-	uint64_t *g = v->regs.gpr;
-	struct cpuid_regs r;
-
-	guest_cpuid(v, (uint32_t)g[GPR_RAX], (uint32_t)g[GPR_RCX], &r);
-	g[GPR_RAX] = r.eax;
-	g[GPR_RBX] = r.ebx;
-	g[GPR_RCX] = r.ecx;
-	g[GPR_RDX] = r.edx;
-	vcpu_skip_insn(v);
-	/* Always: guest registers and RIP only (exit_fast_cpuid relies on it),
-	 * and of the registers only rax and rcx read, rax-rdx written (the
-	 * entry stub saves no other GPR the C ABI keeps before the hook). */
-	return EXIT_RESUMABLE;
+	return cpuid_answer(v, r);
 }

@@ -150,15 +150,22 @@ void vcpu_skip_insn_rare(struct vcpu *v, uint64_t intr, uint64_t rflags);
 static inline __attribute__((always_inline)) void vcpu_skip_insn(struct vcpu *v)
 {
 	/* Read, not cached: nothing on the fast path reads it after the
-	 * instruction, and vcpu_skip_insn_rare() caches what it writes. */
-	uint64_t intr = likely(!v->intr_state_valid) ? vmread(VMCS_GUEST_INTERRUPTIBILITY)
-						     : v->cached_intr_state;
+	 * instruction, and vcpu_skip_insn_rare() caches what it writes. The
+	 * VMCS field is never behind the cache (vcpu_set_interruptibility()
+	 * writes both), so the cache is not even looked at. */
+	uint64_t intr = vmread(VMCS_GUEST_INTERRUPTIBILITY);
 	uint64_t rflags;
 
 	vmwrite(VMCS_GUEST_RIP, v->exit.rip + v->exit.insn_len);
+	/* Each value tested on its own, the shadow before RFLAGS is read: a
+	 * TEST and a branch each (a test of the two ORed costs two copies
+	 * more, and the compiler merges two tests that follow each other). */
+	if (unlikely(intr & (INTERRUPTIBILITY_STI | INTERRUPTIBILITY_MOV_SS))) {
+		vcpu_skip_insn_rare(v, intr, vmread(VMCS_GUEST_RFLAGS));
+		return;
+	}
 	rflags = vmread(VMCS_GUEST_RFLAGS);
-	if (unlikely((intr & (INTERRUPTIBILITY_STI | INTERRUPTIBILITY_MOV_SS)) |
-		     (rflags & (RFLAGS_TF | RFLAGS_RF))))
+	if (unlikely(rflags & (RFLAGS_TF | RFLAGS_RF)))
 		vcpu_skip_insn_rare(v, intr, rflags);
 }
 

@@ -67,8 +67,9 @@ KERNEL_ARGS = {"dedicated": "nohz_full=1 isolcpus=1 rcu_nocbs=1", "native-3cpu":
 CYCLICTEST_ARGS = {"dedicated": linux_guest.CYCLICTEST.replace("-t,2,-a,", "-t,1,-a,1,")}
 DEDICATED_VCPU = 1
 # vmm/guest.c counts a vCPU's exits over the whole boot, and the boot's
-# share is large: under hlt=guest on Bochs the 1 ms stop poll alone
-# (vmm/apic/vcpu_timer.c) takes an exit per millisecond of the ~45 s boot.
+# share is large: its bring-up, and on a Bochs without
+# scripts/bochs-patches/0008, under hlt=guest, the 1 ms stop poll
+# (vmm/apic/vcpu_timer.c): an exit per millisecond of the ~45 s boot.
 # So each dedicated boot has a twin that differs only in cyclictest's loop
 # count (the same length of command line, the same padding): Bochs repeats
 # a boot, so the difference of the two is what the extra wake-ups cost.

@@ -44,6 +44,9 @@ PI_EMPTY_ERRATUM = r"PI_EMPTY_ERRATUM"
 # Probe 5: and scripts/bochs-patches/0007, so a halted guest wakes for a
 # pending virtual interrupt and an interrupt window.
 HLT_VINTR_ERRATUM = r"HLT_VINTR_ERRATUM"
+# Probe 3: and scripts/bochs-patches/0008, so a kick ends a guest's HLT with
+# IF=0 and hlt=guest needs no stop poll.
+HLT_IF0_ERRATUM = r"HLT_IF0_ERRATUM"
 
 
 def done_line(guests):
@@ -125,7 +128,7 @@ def guest_suite(name, tests, cpus=1, run=None, extra="", timeout=900):
     status = 1 if any(st for _, st in guests) else 0
     return Suite(name, guestcfg.config(lines), cpus=cpus, status=status,
                  guests=guests, timeout=timeout, expect=[done_line(guests)],
-                 reject=[TRACE_LINE, PI_EMPTY_ERRATUM, HLT_VINTR_ERRATUM])
+                 reject=[TRACE_LINE, PI_EMPTY_ERRATUM, HLT_VINTR_ERRATUM, HLT_IF0_ERRATUM])
 
 
 def guest_suites(tests):

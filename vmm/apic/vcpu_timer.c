@@ -147,9 +147,9 @@ static void vcpu_timer_spin_observe(struct guest_regs *r)
  * external interrupts for that control only when the guest itself changes
  * IF (cpu/vmx.cc judged the entry's IF by root-mode rules; fixed by
  * scripts/bochs-patches/0003): a vCPU entered with IF=0 never exits for
- * the kick. Nor does Bochs wake a guest from HLT with IF=0 for it
- * (event.cc, handleWaitForEvent wants IF; not patched), which only
- * hlt=guest lets a guest enter. So where the probes of vmm/vcpu/vcpu_calib.c
+ * the kick. Nor does Debian's Bochs wake a guest from HLT with IF=0 for
+ * it (event.cc, handleWaitForEvent wants IF; fixed by
+ * scripts/bochs-patches/0008), which only hlt=guest lets a guest enter. So where the probes of vmm/vcpu/vcpu_calib.c
  * find the first (kick_if0_erratum) or, with hlt=guest, the second
  * (hlt_if0_erratum), or with if0_quirks=on, a vCPU of a multi-vCPU guest
  * entered with IF=0 always has the VMX-preemption timer - which ends

@@ -534,8 +534,15 @@ void vcpu_calib_probe_if0(struct vcpu *v)
 			pr_warn("guest %s: vcpu%u: IF=0 virtual-interrupt probe inconclusive (%s, %ld): "
 				"interrupt window kept", name, v->id, probe_failed(r), r);
 	}
-	if (hlt_asked)
+	if (hlt_asked) {
 		hlt = probe_hlt_if0(v, &v->hlt_if0_erratum);
+		if ((hlt == VMX_EXIT_EXT_INTR || hlt == VMX_EXIT_PREEMPT_TIMER) &&
+		    v->hlt_if0_erratum)
+			pr_warn("guest %s: vcpu%u: HLT_IF0_ERRATUM: a kick does not end a guest's HLT "
+				"with IF=0 on this CPU (Bochs without scripts/bochs-patches/0008?): "
+				"the stop poll of vmm/apic/vcpu_timer.c, a VM exit per millisecond "
+				"while the vCPU halts in the guest", name, v->id);
+	}
 	if (v->pi) {
 		pi = probe_pi_empty(v, &v->pi_empty_erratum, &known);
 		if (!known)

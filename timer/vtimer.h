@@ -17,7 +17,6 @@ enum vtimer_mode {
 	VTIMER_ONESHOT,
 	VTIMER_PERIODIC,
 	VTIMER_TSC_DEADLINE,
-	VTIMER_MODES
 };
 
 /* The furthest a target ever lies ahead of now, in TSC cycles (2^62:

@@ -112,9 +112,10 @@ void vcpu_timer_after_entry(struct vcpu *v)
  * scripts/bochs-patches/0003): a vCPU entered with IF=0 never exits for
  * the kick. Nor does Debian's Bochs wake a guest from HLT with IF=0 for
  * it (event.cc, handleWaitForEvent wants IF; fixed by
- * scripts/bochs-patches/0008), which only hlt=guest lets a guest enter. So where the probes of vmm/vcpu/vcpu_calib.c
- * find the first (kick_if0_erratum) or, with hlt=guest, the second
- * (hlt_if0_erratum), or with if0_quirks=on, a vCPU of a multi-vCPU guest
+ * scripts/bochs-patches/0008), which only hlt=guest lets a guest enter.
+ * So where the probes of vmm/vcpu/vcpu_calib.c find the first
+ * (kick_if0_erratum) or, with hlt=guest, the second (hlt_if0_erratum),
+ * or with if0_quirks=on, a vCPU of a multi-vCPU guest
  * entered with IF=0 always has the VMX-preemption timer - which ends
  * non-root operation whatever the guest's IF or activity state - armed
  * at most VCPU_STOP_POLL_US ahead (issue 15.7; cached_stop_poll).

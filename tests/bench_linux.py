@@ -391,14 +391,14 @@ def goals(linux):
     gone = [n for n, o in (("native", nat), ("preempt/auto", auto)) if not o]
     names = ("linux cyclictest: max with advance=auto at most 2x native",
              "linux cyclictest: avg with advance=auto at most native + 10%")
-    if gone:
-        return out + [(n, False, "figure missing: no cyclictest summary from " +
-                       ", ".join(gone)) for n in names]
     hg = linux["configs"].get("posted/hlt-guest") or {}
     hlts = hg.get("hlt_exits") or []
     out.append(("linux posted/hlt-guest: no HLT exit in any boot (issue 24.4)",
                 bool(hlts) and all(h == 0 for h in hlts), f"HLT exits per boot: {hlts}"))
     out += tail_goals(linux)
+    if gone:
+        return out + [(n, False, "figure missing: no cyclictest summary from " +
+                       ", ".join(gone)) for n in names]
     return out + [(names[0], auto[2] <= 2 * nat[2],
                    f"{auto[2]} vs {nat[2]} us ({auto[2] / nat[2]:.2f}x)"),
                   (names[1], auto[1] <= nat[1] * 1.10, f"{auto[1]:.1f} vs {nat[1]:.1f} us "

@@ -397,6 +397,8 @@ class BenchGoals(unittest.TestCase):
         self.assertEqual(sorted(n for n, v in ok.items() if not v),
                          ["linux cyclictest: avg with advance=auto at most native + 10%",
                           "linux cyclictest: max with advance=auto at most 2x native",
+                          "linux preempt/auto: cyclictest avg at most 1.05x native (issue 24)",
+                          "linux preempt/auto: cyclictest max at most 1.5x native (issue 24)",
                           "linux preempt/auto: every boot ended with status 0, all "
                           f"{linux_guest.init_checks()} checks held"])
 

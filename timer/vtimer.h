@@ -17,6 +17,7 @@ enum vtimer_mode {
 	VTIMER_ONESHOT,
 	VTIMER_PERIODIC,
 	VTIMER_TSC_DEADLINE,
+	VTIMER_MODES
 };
 
 /* The furthest a target ever lies ahead of now, in TSC cycles (2^62:

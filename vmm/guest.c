@@ -510,12 +510,20 @@ static void guest_report_exits(const struct guest *g)
 		(unsigned long)guest_exits(g, GUEST_EXITS_ALL), n ? ": " : "", n ? line : "");
 	guest_report_vcpu_exits(g);
 	guest_report_unassigned(g);
-	if (g->spec->opts.advance == ADVANCE_AUTO && g->vcpus[0])
-		pr_info("guest %s: timer advance settled at %lu TSC cycles running (%lu expiries), "
-			"%lu halted (%lu)", g->spec->name, (unsigned long)g->vcpus[0]->advance.tsc,
-			(unsigned long)g->vcpus[0]->advance.observations,
-			(unsigned long)g->vcpus[0]->advance_halt.tsc,
-			(unsigned long)g->vcpus[0]->advance_halt.observations);
+	if (g->spec->opts.advance == ADVANCE_AUTO && g->vcpus[0]) {
+		const struct vcpu *v = g->vcpus[0];
+
+		pr_info("guest %s: timer advance settled at %lu TSC cycles running one-shot (%lu "
+			"expiries), %lu periodic (%lu), %lu TSC-deadline (%lu); %lu halted (%lu)",
+			g->spec->name, (unsigned long)v->advance[VTIMER_ONESHOT].tsc,
+			(unsigned long)v->advance[VTIMER_ONESHOT].observations,
+			(unsigned long)v->advance[VTIMER_PERIODIC].tsc,
+			(unsigned long)v->advance[VTIMER_PERIODIC].observations,
+			(unsigned long)v->advance[VTIMER_TSC_DEADLINE].tsc,
+			(unsigned long)v->advance[VTIMER_TSC_DEADLINE].observations,
+			(unsigned long)v->advance_halt.tsc,
+			(unsigned long)v->advance_halt.observations);
+	}
 }
 
 /* CPUs, memory, timers, image: each step ends the guest on failure. */

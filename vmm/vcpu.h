@@ -67,10 +67,14 @@ struct vcpu {
 	/* vcpu_timer_before_entry()'s variant for that backend and the
 	 * trace mask, chosen once (vmm/apic/vcpu_timer.c) */
 	void (*timer_before_entry)(struct vcpu *v);
-	/* Two paths reach an expiry at different costs, so each has its own
-	 * advance: `advance` for a running vCPU (backend fires, VM exit),
-	 * `advance_halt` for one halted in root mode (host timer wakes it). */
-	struct timer_advance advance;
+	/* The paths that reach an expiry differ in cost, so each has its
+	 * own advance: `advance` for a running vCPU (backend fires, VM exit),
+	 * one per timer mode (a periodic expiry re-arms its backend, a
+	 * one-shot or TSC-deadline one does not, and the first tick of a
+	 * periodic timer went out with the advance the other modes had
+	 * taught: issue 24.3); `advance_halt` for one halted in root mode
+	 * (host timer wakes it). */
+	struct timer_advance advance[VTIMER_MODES];
 	struct timer_advance advance_halt;
 	struct timer_advance *advance_seen;     /* the one the pending entry wait tunes */
 	bool halt_wake;                 /* vcpu_timer_block returned for the timer */
@@ -78,6 +82,8 @@ struct vcpu {
 	uint64_t entry_tsc;             /* measured: end of the entry wait -> guest */
 	uint64_t exit_tsc;              /* measured: guest instruction -> the stub's exit TSC */
 	uint64_t spin_target;           /* the entry wait to observe for auto advance */
+	uint64_t observe_start;         /* TSC as vcpu_timer_spin_observe() began, 0: none */
+	uint64_t observe_cost;          /* from there to the stub's wait, the last time */
 	uint64_t preempt_at;            /* host TSC the preemption timer is armed for */
 	uint32_t notices;               /* rate limit for guest-caused notices */
 	bool wait_sipi;                 /* after INIT: waiting for a SIPI, not entered */

@@ -57,17 +57,51 @@ vmx_run:
 	test rcx, rcx
 	jz .tail
 	mov qword [rdi + REGS_SPIN_UNTIL], 0
+	; regs->spin_observe(regs), once, in the wait's slack (the stack is
+	; 16-byte aligned here: the return address and 7 pushes, and 2 more)
+	mov rax, [rdi + REGS_SPIN_OBSERVE]
+	test rax, rax
+	jz .spin_read
+	mov qword [rdi + REGS_SPIN_OBSERVE], 0
+	push rdi
+	push rcx
+	call rax
+	pop rcx
+	pop rdi
+.spin_read:
 	rdtsc
 	shl rdx, 32
 	or rax, rdx
-	mov [rdi + REGS_SPIN_ARRIVAL], rax      ; for the advance tuner
+	mov [rdi + REGS_SPIN_ARRIVAL], rax
 .spin:
 	cmp rax, rcx
-	jae .tail
+	jae .spun
 	rdtsc
 	shl rdx, 32
 	or rax, rdx
 	jmp .spin
+.spun:
+	; rax = now: the preemption-timer count for preempt_at from here,
+	; preempt_value() of timer/preempt.h: 0 if due, else
+	; ceil(deadline >> rate) - (now >> rate), at most PREEMPT_COUNT_MAX
+	cmp byte [rdi + REGS_PREEMPT_LOAD], 0
+	je .tail
+	mov r8, [rdi + REGS_PREEMPT_AT]
+	xor edx, edx
+	cmp r8, rax
+	jbe .preempt_write
+	lea rdx, [r8 - 1]
+	movzx ecx, byte [rdi + REGS_PREEMPT_RATE]
+	shr rdx, cl
+	inc rdx
+	shr rax, cl
+	sub rdx, rax
+	mov eax, PREEMPT_COUNT_MAX
+	cmp rdx, rax
+	cmova rdx, rax
+.preempt_write:
+	mov eax, VMCS_FIELD_PREEMPT_TIMER_VALUE
+	vmwrite rax, rdx
 .tail:
 	; guest CR2 (the host never page-faults, so only the guest changes
 	; it; writing CR2 is slow, so only when it differs)

@@ -23,11 +23,17 @@ void offsets(void)
 	OFFSET(REGS_LAUNCHED, struct guest_regs, launched);
 	OFFSET(REGS_SPIN_UNTIL, struct guest_regs, spin_until);
 	OFFSET(REGS_SPIN_ARRIVAL, struct guest_regs, spin_arrival);
+	OFFSET(REGS_SPIN_OBSERVE, struct guest_regs, spin_observe);
+	OFFSET(REGS_PREEMPT_AT, struct guest_regs, preempt_at);
+	OFFSET(REGS_PREEMPT_LOAD, struct guest_regs, preempt_load);
+	OFFSET(REGS_PREEMPT_RATE, struct guest_regs, preempt_rate);
 	OFFSET(REGS_EXIT_TSC, struct guest_regs, exit_tsc);
 	OFFSET(REGS_CPUID_EXIT, struct guest_regs, cpuid_exit);
 	OFFSET(REGS_WRMSR_EXIT, struct guest_regs, wrmsr_exit);
 	OFFSET(REGS_APIC_WRITE_EXIT, struct guest_regs, apic_write_exit);
 	VALUE(VMCS_FIELD_HOST_RSP, VMCS_HOST_RSP);
+	VALUE(VMCS_FIELD_PREEMPT_TIMER_VALUE, VMCS_PREEMPT_TIMER_VALUE);
+	VALUE(PREEMPT_COUNT_MAX, 0xffffffffu);  /* the count field's 32 bits */
 	VALUE(VMCS_FIELD_EXIT_REASON, VMCS_EXIT_REASON);
 	VALUE(EXIT_REASON_CPUID, VMX_EXIT_CPUID);
 	VALUE(EXIT_REASON_WRMSR, VMX_EXIT_WRMSR);

@@ -25,6 +25,19 @@ struct guest_regs {
 	uint64_t spin_until;    /* host TSC to wait for right before entry, 0: none
 				   (timer advance: the last thing before VMRESUME) */
 	uint64_t spin_arrival;  /* host TSC when the stub reached that wait */
+	/* With spin_until: called by the stub as it reaches the wait, before
+	 * waiting (then cleared), so that what it does costs one expiry no
+	 * more than another: the wait absorbs it. NULL: none. */
+	void (*spin_observe)(struct guest_regs *regs);
+	/* With spin_until and preempt_load: after the wait, the stub loads
+	 * the VMX-preemption-timer count for host TSC deadline preempt_at
+	 * again, at rate preempt_rate (IA32_VMX_MISC[4:0]): the timer counts
+	 * in non-root mode only, and the wait is root-mode time. preempt_load
+	 * is the CPU's having the timer, the same on every entry, so the path
+	 * from the wait to the guest (entry_tsc) is too. */
+	uint64_t preempt_at;
+	uint8_t preempt_load;
+	uint8_t preempt_rate;
 	uint64_t exit_tsc;      /* host TSC as the stub took the last VM exit
 				   vmx_run() returned for (cr2 likewise) */
 	uint8_t launched;       /* VMRESUME instead of VMLAUNCH */

@@ -26,6 +26,7 @@
 #include "vmm/vcpu/vcpu_dump.h"
 
 static void set_before_entry(struct vcpu *v);
+static void vcpu_timer_spin_observe(struct guest_regs *r);
 
 void vcpu_timer_init(struct vcpu *v)
 {
@@ -47,7 +48,8 @@ void vcpu_timer_init(struct vcpu *v)
 		if (v->guest->hk)
 			why = "this CPU does not end a guest's HLT for a pending virtual interrupt";
 	}
-	advance_init(&v->advance, o->advance, o->advance_ns, platform.tb.tsc_hz);
+	for (unsigned m = 0; m < VTIMER_MODES; m++)
+		advance_init(&v->advance[m], o->advance, o->advance_ns, platform.tb.tsc_hz);
 	advance_init(&v->advance_halt, o->advance, o->advance_ns, platform.tb.tsc_hz);
 	set_before_entry(v);
 	/* Every vCPU says where its timer runs: a suite checks each one, and
@@ -63,6 +65,12 @@ unsigned vcpu_timer_backend(const struct vcpu *v)
 	return v->timer_kind;
 }
 
+/* The advance of a running vCPU's expiry, by its timer's mode. */
+static inline __attribute__((always_inline)) struct timer_advance *running_advance(struct vcpu *v)
+{
+	return &v->advance[v->lapic->timer.mode];
+}
+
 /* The count itself is written last before the entry, from v->preempt_at
  * (vcpu_timer_load_preempt). */
 static inline __attribute__((always_inline)) void set_preempt(struct vcpu *v, bool on)
@@ -73,9 +81,9 @@ static inline __attribute__((always_inline)) void set_preempt(struct vcpu *v, bo
 /* Applies the expiry part of a plan: deliver the expiry, and have the
  * entry stub hold VMRESUME until the exact target (not at all when it is
  * already past), so the guest never sees it early. When the backend's
- * firing brought us here, the stub also notes when it got to the target:
- * that, not this point, is what tunes the advance (vcpu_timer_after_entry),
- * so everything between the host interrupt and the entry - this expiry,
+ * firing brought us here, the stub calls vcpu_timer_spin_observe() as it
+ * gets to the wait: that, not this point, is what tunes the advance, so
+ * everything between the host interrupt and the entry - this expiry,
  * re-arming the backend, the injection - counts. `traced` is a constant
  * of each caller (log=trace:timer or trace:late picks the traced entry
  * variant once, vcpu_timer_init), so an untraced expiry does not even
@@ -91,15 +99,44 @@ static inline __attribute__((always_inline)) void expire(struct vcpu *v,
 	if (traced)
 		trace_timer_expire(v, in->target, p.expire_at, p.spin_until,
 				   a == &v->advance_halt);
+	v->spin_target = p.spin_until;
+	v->regs.spin_observe = v->timer_exit && p.spin_until && a->mode == ADVANCE_AUTO ?
+			       vcpu_timer_spin_observe : NULL;
+	if (!v->regs.spin_observe) {
+		v->observe_start = 0;   /* the stub's next arrival is not after one */
+		/* A wait already over, with nothing to tune (advance=off:
+		 * every one): none at all, and the stub goes the short way. */
+		if ((int64_t)(p.spin_until - in->host_now) <= 0)
+			p.spin_until = 0;
+	}
 	v->regs.spin_until = p.spin_until;
-	v->spin_target = v->timer_exit ? v->regs.spin_until : 0;
 	v->advance_seen = a;
 }
 
-void vcpu_timer_after_entry(struct vcpu *v)
+/*
+ * Called by the entry stub as it reaches the wait of an expiry that the
+ * backend's firing brought (regs->spin_observe): the advance is tuned by
+ * how early the stub got there. It runs in the wait's slack, alike for
+ * every such expiry. It once ran at the next exit instead, ~60 cycles in
+ * Bochs; a periodic timer's next exit is its next tick's, so every tick
+ * but the first paid it between its backend's firing and its entry, the
+ * advance settled to that, and the first tick - armed by an entry with
+ * nothing to tune - came out of line with the rest (issue 24.3). Its own
+ * cost lies between the arrival and the wait, so the arrival it reports
+ * is its start plus what that took the last time (start to the stub's
+ * spin_arrival, recorded after it returns).
+ */
+static void vcpu_timer_spin_observe(struct guest_regs *r)
 {
-	advance_observe(v->advance_seen, (int64_t)(v->regs.spin_arrival - v->spin_target));
-	v->spin_target = 0;
+	struct vcpu *v = (struct vcpu *)((char *)r - offsetof(struct vcpu, regs));
+	uint64_t start = rdtsc();
+
+	if (v->observe_start && r->spin_arrival - v->observe_start < v->advance_seen->max_tsc)
+		v->observe_cost = r->spin_arrival - v->observe_start;
+	v->observe_start = start;
+	advance_observe(v->advance_seen, (int64_t)(start + v->observe_cost - v->spin_target));
+	/* The advance moved: so does the next hardware deadline. */
+	v->timer_dirty = true;
 }
 
 /*
@@ -216,7 +253,7 @@ static inline __attribute__((always_inline)) void expire_and_arm(struct vcpu *v,
 
 	expire(v, &in, a, traced);
 	in.host_now = rdtsc();
-	in.advance_tsc = advance_get(&v->advance);     /* periodic: the next one runs */
+	in.advance_tsc = advance_get(running_advance(v)); /* periodic: the next one runs */
 	v->timer_exit = false;
 	v->timer_dirty = false;
 	/* The vtimer as the expiry left it. */
@@ -245,7 +282,7 @@ static inline __attribute__((always_inline)) void before_entry_armed(struct vcpu
 {
 	/* Woken from a halt for this expiry: the halt path's advance says
 	 * whether it is due; the entry wait then tunes that one. */
-	struct timer_advance *a = v->halt_wake ? &v->advance_halt : &v->advance;
+	struct timer_advance *a = v->halt_wake ? &v->advance_halt : running_advance(v);
 	struct timer_plan_in in = {
 		.armed = true, .target = v->lapic->timer.target, .tsc_offset = v->tsc_offset,
 		.backend = v->timer_kind,
@@ -290,7 +327,7 @@ void vcpu_timer_rearm_preempt(struct vcpu *v)
 	const struct vtimer *t = &v->lapic->timer;
 	struct timer_plan_in in = {
 		.armed = t->armed, .target = t->target, .tsc_offset = v->tsc_offset,
-		.advance_tsc = advance_get(&v->advance), .backend = TIMER_PREEMPT,
+		.advance_tsc = advance_get(running_advance(v)), .backend = TIMER_PREEMPT,
 	};
 
 	if (unlikely(!in.armed)) {

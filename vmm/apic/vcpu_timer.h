@@ -8,9 +8,9 @@
 #include "vmm/vcpu.h"
 #include "vmm/vcpu/vcpu_run.h"
 
-/* vcpu_timer_before_entry(), vcpu_timer_load_preempt(),
- * vcpu_timer_after_entry() and vcpu_timer_reset(), which the run loop
- * calls, are declared in vmm/vcpu/vcpu_run.h. */
+/* vcpu_timer_before_entry(), vcpu_timer_load_preempt() and
+ * vcpu_timer_reset(), which the run loop calls, are declared in
+ * vmm/vcpu/vcpu_run.h. */
 
 void vcpu_timer_init(struct vcpu *v);
 /* TV_HC_INFO encoding: 1 preempt, 2 lapic, 3 hpet, 4 posted. */

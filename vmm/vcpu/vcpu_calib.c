@@ -126,6 +126,12 @@ void vcpu_calib_measure(struct vcpu *v)
 	uint64_t best_entry = ~0ull, best_exit = ~0ull, entry, exit;
 
 	v->entry_tsc = v->exit_tsc = 0;
+	/* The stub's path from the wait to the guest, measured here, is
+	 * that of every entry that waits: with the preemption-timer count
+	 * loaded after the wait wherever the CPU has the timer (vmx/regs.h). */
+	v->regs.preempt_load = timer_caps.preempt;
+	v->regs.preempt_rate = (uint8_t)timer_caps.preempt_rate;
+	v->regs.preempt_at = ~0ull;
 	if (!calib.eptp)
 		return;
 	vmwrite(VMCS_EPT_POINTER, calib.eptp);

@@ -88,13 +88,19 @@ static inline void vcpu_timer_before_entry(struct vcpu *v)
  */
 static inline void vcpu_timer_load_preempt(struct vcpu *v)
 {
-	if (v->cached_pin_ctls & BIT(PIN_PREEMPT_TIMER))
+	bool on = v->cached_pin_ctls & BIT(PIN_PREEMPT_TIMER);
+
+	/* An entry that waits loads it again after the wait (vmx/regs.h,
+	 * preempt_at): its ticks would otherwise come as much later as the
+	 * wait was long, and a periodic timer's first tick, whose entry did
+	 * not wait, out of line with the rest (issue 24.3). Timer off: a
+	 * count that ends nothing, so the path after the wait is the same. */
+	if (v->regs.spin_until)
+		v->regs.preempt_at = on ? v->preempt_at : ~0ull;
+	if (on)
 		vmwrite(VMCS_PREEMPT_TIMER_VALUE,
 			preempt_value(v->preempt_at, rdtsc(), timer_caps.preempt_rate));
 }
-/* After a VM entry that waited for an advanced timer (v->spin_target set):
- * feed the tuner. */
-void vcpu_timer_after_entry(struct vcpu *v);
 /* vCPU INIT/reset: disarm every hardware timer of this vCPU. */
 void vcpu_timer_reset(struct vcpu *v);
 
@@ -204,11 +210,6 @@ void vcpu_sync_ia32e(struct vcpu *v);
 static inline __attribute__((always_inline)) void vcpu_after_exit(struct vcpu *v)
 {
 	v->regs.launched = 1;
-	if (v->spin_target) {
-		vcpu_timer_after_entry(v);
-		/* The advance moved: so does the next hardware deadline. */
-		v->timer_dirty = true;
-	}
 	/* The CPU clears the entry's event injection on every exit. */
 	v->injecting = false;
 	v->intr_state_valid = false;

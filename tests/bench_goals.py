@@ -28,12 +28,6 @@ KNOWN_MISSES = {
         "the housekeeper needs a second CPU, and in Bochs a second CPU doubles the count "
         "of the same path: 55 cycles against 30 on 1 CPU, within native's 59 on 2 CPUs, "
         "the fair baseline (docs/benchmarks.md, 'Against the goals')",
-    **{f"cold/posted: cold_{k}_lat max at most 2x native max":
-       "the housekeeper's lead (its delivery's cost, learnt as the fastest delivery seen, "
-       "so that no IPI leaves before the target) is unknown at a fresh guest's first "
-       "expiry, which is therefore late by that delivery: max 249-256 cycles against "
-       "native's 32-37 (Bochs, 2026-12-07); the other backends' cold max is 31-46 (issue 24.2)"
-       for k in ("tscdeadline", "oneshot", "periodic")},
     "posted/auto: TSC-deadline latency p99 within 2× native p99":
         "64 against 30 cycles (2026-12-07): the p50's reason above, a second CPU in Bochs "
         "doubles the path's count; within 2x of native on the same 2 CPUs (59), the goal "

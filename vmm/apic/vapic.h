@@ -87,6 +87,9 @@ void vapic_pi_enable(struct vcpu *v, bool on);
  * (true), or false when the vCPU takes no posted interrupt now (not
  * running elsewhere with posting on): set IRR and notify instead. */
 bool vapic_pi_post(struct vlapic *l, uint8_t vec);
+/* The same post to a scratch 64-byte descriptor (l->owner), notifying
+ * this CPU: for timing it (housekeeper.c). */
+bool vapic_pi_post_dry(struct vlapic *l, uint8_t vec);
 /* Folds posted requests into IRR (before entry, while halted) after a
  * notification the CPU took in root mode, or when posting is off. */
 void vapic_pi_sync(struct vcpu *v);

@@ -88,6 +88,20 @@ bool vapic_pi_post(struct vlapic *l, uint8_t vec)
 	return true;
 }
 
+/* For the housekeeper's first lead (housekeeper.c, lead_seed()): the
+ * post vapic_pi_post() makes - PIR, ON, the notification - less its
+ * checks, to the scratch descriptor l->owner, notifying this CPU. */
+bool vapic_pi_post_dry(struct vlapic *l, uint8_t vec)
+{
+	struct pi_desc *d = l->owner;
+
+	__atomic_fetch_or(&d->pir[vec / 64], BIT(vec % 64), __ATOMIC_RELEASE);
+	if (unlikely(__atomic_fetch_or(&d->ctl, PI_ON, __ATOMIC_ACQ_REL) & PI_ON))
+		return true;
+	apic_send_ipi(this_cpu()->apic_id, VEC_POSTED);
+	return true;
+}
+
 bool vapic_pi_pending(const struct vcpu *v)
 {
 	return v->pi && (__atomic_load_n(&v->pi->ctl, __ATOMIC_ACQUIRE) & PI_ON);

@@ -14,15 +14,27 @@
 # Usage: scripts/build-bochs.sh            -> prints path of bochs binary
 #        scripts/build-bochs.sh --find     -> the same if already built, else
 #                                             fails without building
+#        scripts/build-bochs.sh --trace [--find]
+#                                          -> a second build, in
+#                                             bochs-3.0-trace, with
+#                                             scripts/bochs-debug/ applied
+#                                             too: the event trace of
+#                                             scripts/bochs-trace.py
 # Env:   TICKVISOR_CACHE (default ~/.cache/tickvisor)
 set -euo pipefail
 
 cache=${TICKVISOR_CACHE:-${HOME:-/root}/.cache/tickvisor}
-prefix=$cache/bochs-3.0
+variant=bochs-3.0
+patchdirs=("$(cd "$(dirname "$0")/bochs-patches" && pwd)")
+if [ "${1:-}" = --trace ]; then
+	shift
+	variant=bochs-3.0-trace
+	patchdirs+=("$(cd "$(dirname "$0")/bochs-debug" && pwd)")
+fi
+prefix=$cache/$variant
 bin=$prefix/bin/bochs
-patches=$(cd "$(dirname "$0")/bochs-patches" && pwd)
 stamp=$prefix/tickvisor-patches
-want=$(cd "$patches" && sha256sum -- *.patch)
+want=$(for d in "${patchdirs[@]}"; do (cd "$d" && sha256sum -- *.patch); done)
 
 built() { [ -x "$bin" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$want" ]; }
 if built; then
@@ -30,8 +42,9 @@ if built; then
 	exit 0
 fi
 [ "${1:-}" != --find ] || exit 1
-# Two runs at once (two checkouts' make test, make test beside make bench)
-# take turns: the second waits here and then finds the first one's build.
+# Two runs at once (two checkouts' make test, make test beside make bench,
+# the trace build) take turns: the second waits here and then finds the
+# first one's build (both variants unpack into the same source directory).
 mkdir -p "$cache"
 exec 9>"$cache/bochs-3.0.lock"
 if ! flock -n 9; then
@@ -46,7 +59,7 @@ fi
 
 work=$cache/bochs-3.0-src
 mkdir -p "$work/etc" "$work/lists/partial"
-log=$cache/bochs-3.0-build.log
+log=$cache/$variant-build.log
 : >"$log"
 echo "tickvisor: building Bochs 3.0 into $prefix (once; log in $log)" >&2
 
@@ -72,9 +85,11 @@ tar -C "$work" -xf "$tarball"
 [ -d "$src" ] || src=$(find "$work" -maxdepth 1 -type d -name 'bochs-3*' | head -n1)
 (
 	cd "$src"
-	for p in "$patches"/*.patch; do
-		echo "tickvisor: applying $p"
-		patch -p1 --forward <"$p"
+	for d in "${patchdirs[@]}"; do
+		for p in "$d"/*.patch; do
+			echo "tickvisor: applying $p"
+			patch -p1 --forward <"$p"
+		done
 	done
 	./configure --prefix="$prefix" --enable-x86-64 --enable-smp --enable-cpu-level=6 \
 		--enable-vmx=2 --enable-avx --enable-evex --enable-all-optimizations \

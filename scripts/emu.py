@@ -126,9 +126,16 @@ def bochs_binary():
     """(path, is_30), looked up once per process (the harness boots from
     several threads): the cached 3.0 build, which scripts/deps.sh makes
     (`make run`, `make test` and `make bench` run it first), else
-    Debian's 2.7 with a notice."""
+    Debian's 2.7 with a notice; TICKVISOR_BOCHS=PATH names another 3.0."""
     global _bochs
     with _bochs_lock:
+        forced = os.environ.get("TICKVISOR_BOCHS")
+        if _bochs is None and forced:
+            # Another Bochs 3.0, e.g. the trace build
+            # (scripts/build-bochs.sh --trace, scripts/bochs-trace.py).
+            if not os.access(forced, os.X_OK):
+                sys.exit(f"tickvisor-run: TICKVISOR_BOCHS={forced}: not an executable file")
+            _bochs = forced, True
         if _bochs is None:
             r = subprocess.run([os.path.join(ROOT, "scripts/build-bochs.sh"), "--find"],
                                capture_output=True, text=True)

@@ -492,6 +492,64 @@ class BenchTscRate(Tmp):
         self.assertEqual(bench.tsc_rate(serial, "here"), 2100000000)
 
 
+def load_script(name, path):
+    loader = importlib.machinery.SourceFileLoader(name, os.path.join(ROOT, "scripts", path))
+    spec = importlib.util.spec_from_loader(name, loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
+
+
+class BochsTrace(unittest.TestCase):
+    """scripts/bochs-trace.py on a made-up trace in the format of
+    scripts/bochs-debug/0001 (its header lists the lines)."""
+    TRACE = """\
+X 0 1000 32 0 ffffffff81073916 1388 6e0 0
+E 0 1100 1 3000 0 0 0
+X 0 4000 12 0 ffffffff81a17a0b 0 1 0
+E 0 5030 1 10 0 ec 0
+X 1 2000 32 0 ffffffff81073916 7d0 6e0 0
+E 1 2100 1 3000 0 0 0
+D 1 2200 7d0
+X 1 9000 32 0 ffffffff81073916 3a98 6e0 0
+X 1 9500 32 0 ffffffff81073916 4e20 6e0 0
+X 0 9600 30 3f80000 0 41 0 0
+X 0 9700 30 3f80000 0 a 0 0
+bogus line
+"""
+
+    def setUp(self):
+        self.bt = load_script("bochs_trace", "bochs-trace.py")
+        self.events = list(self.bt.parse(self.TRACE.splitlines()))
+
+    def test_expiries(self):
+        got = list(self.bt.expiries(self.events, 0xec))
+        self.assertEqual(got, [
+            # cpu0's deadline 5000 (0x1388) reached the guest at 5030
+            self.bt.Expiry(0, 5000, 1000, 5030, "delivered"),
+            # cpu1's 2000 (0x7d0) never did: the next write, at 9000,
+            # replaced it 7000 late; that one (15000) was then cancelled
+            self.bt.Expiry(1, 2000, 2000, 9000, "replaced"),
+            self.bt.Expiry(1, 15000, 9000, 9500, "cancelled")])
+
+    def test_serial(self):
+        self.assertEqual(list(self.bt.serial_lines(self.events)), [(9600, "A")])
+
+    def test_late_named_and_exit_status(self):
+        path = os.path.join(tempfile.mkdtemp(), "trace")
+        with open(path, "w") as f:
+            f.write(self.TRACE)
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            # 7000 ticks at 50 MHz: 140 us
+            self.assertEqual(self.bt.main([path, "--late", "100"]), 1)
+        self.assertIn("cpu1: deadline 2000 written at 2000, replaced at 9000: 140 us late",
+                      out.getvalue())
+        self.assertIn("  D 1 2200 7d0", out.getvalue())
+        with contextlib.redirect_stdout(io.StringIO()):
+            self.assertEqual(self.bt.main([path, "--late", "150"]), 0)
+
+
 class CheckLayers(Tmp):
     """scripts/check-layers.py on a small tree: a clean one passes, and each
     rule fails on an include that breaks only it (plus the order rule where

@@ -17,8 +17,8 @@ guest's COM1 lines with the clock of their first byte instead (the writes
 to port 0x3f8 that exited), to find a window such as cyclictest's; --from
 and --to keep expiries whose deadline lies in it.
 
-Usage: scripts/bochs-trace.py TRACE [--late US] [--vector HEX] [--from T]
-                                    [--to T] [--top N] [--serial]
+Usage: scripts/bochs-trace.py TRACE [--late US] [--vector HEX] [--posted HEX]
+                                    [--from T] [--to T] [--top N] [--serial]
 """
 import argparse
 import sys
@@ -40,11 +40,12 @@ def parse(lines):
             yield f[0], int(f[1]), int(f[2]), f[3:]
 
 
-def expiries(events, vector):
+def expiries(events, vector, posted=None):
     """Each guest TSC-deadline write with how it ended: 'delivered' at the
-    first entry after its deadline whose RVI is `vector`, 'replaced' by the
-    next write after its deadline passed, or 'cancelled' (a write before
-    the deadline, or 0)."""
+    first entry after its deadline whose RVI is `vector` (or, with
+    `posted`, the first posted-interrupt notification of that vector to the
+    vCPU's CPU: timer=posted), 'replaced' by the next write after its
+    deadline passed, or 'cancelled' (a write before the deadline, or 0)."""
     armed = {}          # cpu -> (deadline, written)
     for kind, cpu, t, f in events:
         if kind == "X" and int(f[0]) == WRMSR_EXIT and int(f[4], 16) == MSR_TSC_DEADLINE:
@@ -57,6 +58,11 @@ def expiries(events, vector):
         elif kind == "E" and cpu in armed:
             d, w = armed[cpu]
             if t >= d and int(f[3], 16) & 0xff == vector:
+                del armed[cpu]
+                yield Expiry(cpu, d, w, t, "delivered")
+        elif kind == "I" and posted is not None and cpu in armed:
+            d, w = armed[cpu]
+            if t >= d and int(f[0], 16) == posted:
                 del armed[cpu]
                 yield Expiry(cpu, d, w, t, "delivered")
 
@@ -86,6 +92,9 @@ def main(argv=None):
                     help="name expiries later than this, in microseconds (100)")
     ap.add_argument("--vector", type=lambda s: int(s, 16), default=0xec,
                     help="the guest's timer vector, hexadecimal (ec: Linux's)")
+    ap.add_argument("--posted", type=lambda s: int(s, 16), default=None,
+                    help="tickvisor's posted-interrupt notification vector, hexadecimal "
+                         "(f0): count it as the delivery (timer=posted)")
     ap.add_argument("--hz", type=int, default=50000000, help="Bochs's clock rate (ips)")
     ap.add_argument("--from", dest="lo", type=int, default=0, help="first deadline kept")
     ap.add_argument("--to", dest="hi", type=int, default=None, help="last deadline kept")
@@ -99,7 +108,7 @@ def main(argv=None):
             print(t, text)
         return 0
     limit = a.late * a.hz / 1e6
-    kept = [e for e in expiries(events, a.vector)
+    kept = [e for e in expiries(events, a.vector, a.posted)
             if e.how != "cancelled" and a.lo <= e.deadline and (a.hi is None or e.deadline <= a.hi)]
     late = sorted((e for e in kept if e.ended - e.deadline > limit),
                   key=lambda e: e.deadline - e.ended)

@@ -532,6 +532,18 @@ bogus line
             self.bt.Expiry(1, 2000, 2000, 9000, "replaced"),
             self.bt.Expiry(1, 15000, 9000, 9500, "cancelled")])
 
+    def test_posted_delivery(self):
+        # timer=posted: the notification vector reaching the vCPU's CPU
+        # after the deadline is the delivery; without --posted it is not.
+        events = list(self.bt.parse("""\
+X 1 100 32 0 0 1f4 6e0 0
+I 1 450 f0
+I 1 520 f0
+""".splitlines()))
+        self.assertEqual(list(self.bt.expiries(events, 0xec, 0xf0)),
+                         [self.bt.Expiry(1, 500, 100, 520, "delivered")])
+        self.assertEqual(list(self.bt.expiries(events, 0xec)), [])
+
     def test_serial(self):
         self.assertEqual(list(self.bt.serial_lines(self.events)), [(9600, "A")])
 

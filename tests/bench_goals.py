@@ -31,7 +31,7 @@ KNOWN_MISSES = {
     # Issue 24's Linux goals. A thread's average sits in modes some 60 us
     # apart by the phase of its wake-ups, and a boot's max is one sample,
     # so these move between runs; each is declared while a run of today's
-    # code misses it (make bench on 9c9fc9b and on d44c036, 2026-12-07,
+    # code misses it (make bench on ab23443 and on d44c036, 2026-12-07,
     # Bochs with scripts/bochs-patches/0009 and, the second, 0011).
     "linux posted: cyclictest avg at most 1.05x native-3cpu (issue 24)":
         "1.06x and 1.03x in the two runs of today's code (1.10x, 1.08x, 1.04x and 1.15x "

@@ -23,16 +23,17 @@ import bench  # noqa: E402
 import emu  # noqa: E402
 
 
-def load_runner():
-    path = os.path.join(ROOT, "scripts", "tickvisor-run")
-    loader = importlib.machinery.SourceFileLoader("tickvisor_run", path)
-    spec = importlib.util.spec_from_loader("tickvisor_run", loader)
+def load_script(name, path):
+    """scripts/`path` as module `name` (the runners have no .py suffix or
+    a dash in their name)."""
+    loader = importlib.machinery.SourceFileLoader(name, os.path.join(ROOT, "scripts", path))
+    spec = importlib.util.spec_from_loader(name, loader)
     mod = importlib.util.module_from_spec(spec)
     loader.exec_module(mod)
     return mod
 
 
-runner = load_runner()
+runner = load_script("tickvisor_run", "tickvisor-run")
 MB_KERNEL = os.path.join(ROOT, "tests", "data", "multiboot", "kernel32.elf")
 
 
@@ -490,14 +491,6 @@ class BenchTscRate(Tmp):
     def test_tsc_line_is_used(self):
         serial = "tickvisor: TSC: 2100000000 Hz from HPET, invariant\n"
         self.assertEqual(bench.tsc_rate(serial, "here"), 2100000000)
-
-
-def load_script(name, path):
-    loader = importlib.machinery.SourceFileLoader(name, os.path.join(ROOT, "scripts", path))
-    spec = importlib.util.spec_from_loader(name, loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
 
 
 class BochsTrace(unittest.TestCase):

@@ -351,7 +351,6 @@ static uint64_t expire(struct housekeeper *hk, struct vcpu *v)
  * bench's cold/posted figures).
  */
 #define LEAD_SEED_RUNS  4u
-#define PI_DESC_SIZE    64u
 
 static const struct vlapic_ops dry_ops = { .post = vapic_pi_post_dry };
 
@@ -360,7 +359,7 @@ static uint64_t lead_seed(struct housekeeper *hk)
 	struct vlapic *dry = mem_alloc_aligned(sizeof(*dry), PAGE_SIZE);
 	struct tqueue *q = mem_alloc(sizeof(*q));
 	struct tqueue_node *n = mem_alloc(sizeof(*n));
-	uint8_t *desc = mem_alloc_aligned(PI_DESC_SIZE, PI_DESC_SIZE);
+	uint8_t *desc = mem_alloc_aligned(VAPIC_PI_DESC_SIZE, VAPIC_PI_DESC_SIZE);
 	uint64_t best = ~0ull;
 
 	dry->ops = &dry_ops;
@@ -374,7 +373,7 @@ static uint64_t lead_seed(struct housekeeper *hk)
 		struct tqueue_ticket t;
 		uint64_t now = rdtsc(), start;
 
-		memset(desc, 0, PI_DESC_SIZE);
+		memset(desc, 0, VAPIC_PI_DESC_SIZE);
 		vtimer_start_deadline(&dry->timer, now, now);
 		tqueue_set(q, n, now);
 		t = tqueue_peek(q);
@@ -385,7 +384,7 @@ static uint64_t lead_seed(struct housekeeper *hk)
 		best = MIN(best, rdtsc() - start);
 		spin_unlock(&hk->lock);
 	}
-	mem_free(desc, PI_DESC_SIZE);
+	mem_free(desc, VAPIC_PI_DESC_SIZE);
 	mem_free(n, sizeof(*n));
 	mem_free(q, sizeof(*q));
 	mem_free(dry, sizeof(*dry));

@@ -87,8 +87,10 @@ void vapic_pi_enable(struct vcpu *v, bool on);
  * (true), or false when the vCPU takes no posted interrupt now (not
  * running elsewhere with posting on): set IRR and notify instead. */
 bool vapic_pi_post(struct vlapic *l, uint8_t vec);
-/* The same post to a scratch 64-byte descriptor (l->owner), notifying
- * this CPU: for timing it (housekeeper.c). */
+/* The size (and alignment) of a posted-interrupt descriptor. */
+#define VAPIC_PI_DESC_SIZE 64u
+/* The same post to a scratch descriptor of VAPIC_PI_DESC_SIZE (l->owner),
+ * notifying this CPU: for timing it (housekeeper.c). */
 bool vapic_pi_post_dry(struct vlapic *l, uint8_t vec);
 /* Folds posted requests into IRR (before entry, while halted) after a
  * notification the CPU took in root mode, or when posting is off. */

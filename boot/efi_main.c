@@ -397,6 +397,10 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	bi->efi_shutdown = efi_shutdown;
 	bi->efi_reset = efi_reset;
 	record_image(image, bi);
+	/* Offsets from it name tickvisor's code: addr2line -e
+	 * build/tickvisor.so, scripts/bochs-trace.py --host-base. */
+	pr_info("image at %#lx, %lu KiB", (unsigned long)bi->image_base,
+		(unsigned long)(bi->image_size >> 10));
 	efi_enum_cpus(bi);
 	read_config(image, bi);
 	bi->rsdp = efi_find_rsdp();

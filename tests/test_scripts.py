@@ -555,6 +555,35 @@ I 1 520 f0
             self.assertEqual(self.bt.main([path, "--late", "150"]), 0)
 
 
+    def test_profile(self):
+        # S lines (scripts/bochs-debug/0002): cpu to guest rip count; guest
+        # addresses named by a System.map, tickvisor's by nm output shifted
+        # by its load base; an address below every symbol stays unnamed.
+        events = list(self.bt.parse("""\
+S 0 900 1 ffffffff81000010 30
+S 0 900 1 ffffffff81000020 10
+S 0 900 1 ffffffff81000100 60
+S 0 900 1 400000 5
+S 0 900 0 3e001010 7
+""".splitlines()))
+        guest = self.bt.Symbols(["ffffffff81000000 T native_safe_halt",
+                                 "ffffffff81000100 t psi_group_change",
+                                 "ffffffff81000080 D some_data"])
+        host = self.bt.Symbols(["0000000000001000 T vmx_exit_entry"], base=0x3e000000)
+        prof = self.bt.profile(events, guest, host)
+        self.assertEqual(prof[(0, True)], {"native_safe_halt": 40, "psi_group_change": 60,
+                                           "(user)": 5})
+        self.assertEqual(prof[(0, False)], {"vmx_exit_entry": 7})
+        self.assertEqual(self.bt.profile(events)[(0, False)], {"root 0x3e001010": 7})
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            self.assertEqual(self.bt.print_profile(prof, 2), 0)
+        self.assertIn("cpu0 guest: 105 instructions", out.getvalue())
+        self.assertIn("60  57.1%  psi_group_change", out.getvalue())
+        self.assertNotIn("(user)", out.getvalue())      # third: beyond --top 2
+        with contextlib.redirect_stdout(io.StringIO()):
+            self.assertEqual(self.bt.print_profile({}, 2), 1)
+
 class CheckLayers(Tmp):
     """scripts/check-layers.py on a small tree: a clean one passes, and each
     rule fails on an include that breaks only it (plus the order rule where

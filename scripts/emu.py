@@ -165,11 +165,18 @@ def bochsrc(img, workdir, cpus, megs, is_30, model, native=False, msrs=None, thr
         firmware[0],
         f"vgaromimage: file={VGABIOS}",
         # ips fixes the TSC rate (1 tick per instruction at 50 MHz) and
-        # sync=none with a fixed time0 makes runs bit-identical.
+        # sync=none with a fixed time0 makes time instruction-driven (runs
+        # repeat, but not always to the cycle: docs/testing.md).
         # threads > 1: one package of cpus/threads cores (Bochs's
         # count=processors:cores:threads; APIC IDs are the CPU indices).
+        # quantum: how far (instructions) one CPU may run ahead of another
+        # in the lockstep of scripts/bochs-patches/0012; Bochs's 16 let a
+        # posted interrupt reach its guest 26 cycles "earlier" than at 4 or
+        # less (a fresh guest's TSC-deadline latency, p50: 4 cycles at 16,
+        # 15 at 8, 26 at 4, 24 at 1, where each halving of it below 4
+        # costs ~1.5x in time).
         f"cpu: model={model}, count={smp_bochs(cpus, threads)}, ips=50000000, "
-        "reset_on_triple_fault=0"
+        "quantum=4, reset_on_triple_fault=0"
         # msrs: MSRs the model lacks, from a Bochs msrs.def-style file.
         + (f", msrs=\"{msrs}\"" if msrs else ""),
         "clock: sync=none, time0=946684800",

@@ -72,20 +72,21 @@ DEDICATED_VCPU = 1
 # (vmm/apic/vcpu_timer.c): an exit per millisecond of the ~45 s boot.
 # So each dedicated boot has a twin that differs only in cyclictest's loop
 # count (the same length of command line, the same padding): Bochs repeats
-# a boot, so the difference of the two is what the extra wake-ups cost.
+# a boot (all but its odd late divergence: docs/testing.md), so the
+# difference of the two is what the extra wake-ups cost.
 BASE_LOOPS = ("-l,2000,", "-l,0001,")
 # timer=posted needs a CPU that runs no vCPU (DESIGN.md, "Exitless
 # timer"): that boot has one CPU more than the guest sees.
 HOST_CPUS = {"posted": CPUS + 1, "posted/hlt-guest": CPUS + 1, "dedicated": CPUS + 1,
              "native-3cpu": CPUS + 1}
-# Each row's native baseline: the same Bochs machine. Bochs runs its CPUs
-# in turn and advances the clock by the mean of what each ran in the
-# round, a halted (or parked) CPU counting as a whole quantum, so a third
-# CPU that idles slows the other two against the TSC: natively, the same
-# kernel's cyclictest min goes from 68 to 108-116 us with a third CPU
-# parked (2026-12-07, six boots each). The posted rows' third CPU is the
-# housekeeper, idle but for its deliveries; measured against 2-CPU native
-# they read 1.55-1.60x where the machine, not tickvisor, is most of it.
+# Each row's native baseline: the same Bochs machine. Before
+# scripts/bochs-patches/0012 Bochs advanced the clock by the mean of what
+# each CPU ran in a round, a halted (or parked) CPU counting as a whole
+# quantum, so a third CPU that idled slowed the other two against the TSC
+# (natively, cyclictest's min went from 68 to 108-116 us with a third CPU
+# parked). With each CPU in lockstep the third CPU no longer matters
+# (make bench on 47458c1: native-3cpu avg 76 us, native 77), and the
+# like-for-like baseline stays.
 NATIVES = [n for n, o, _ in CONFIGS if o is None]
 BASELINE = {n: "native-3cpu" if HOST_CPUS.get(n) == CPUS + 1 else "native"
             for n, o, _ in CONFIGS if o is not None}
@@ -480,8 +481,7 @@ def report_md(linux):
              "threads' averages, the largest max. Every kernel also gets "
              f"`{linux_guest.REPEATABLE}` (repeatable boots, issue 24.1). Each row's ratio is "
              "to the native row of its machine: 3-CPU rows (a housekeeper beside the 2 "
-             "vCPUs) to native-3cpu, since an idle third CPU alone slows Bochs's other two "
-             "against the TSC (BASELINE in tests/bench_linux.py). The dedicated row runs one "
+             "vCPUs) to native-3cpu (BASELINE in tests/bench_linux.py). The dedicated row runs one "
              "thread on an isolated CPU: no ratio to native's two.", "",
              "| configuration | clockevent | min / avg / max (us) | thread averages per boot "
              "| thread maxima per boot | vs native baseline |",

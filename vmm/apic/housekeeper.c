@@ -309,6 +309,27 @@ static struct vcpu *node_vcpu(struct housekeeper *hk, const struct tqueue_node *
 	return hk->guest->vcpus[n - hk->node];
 }
 
+/* The body of every delivery, real or the dry run of lead_seed(): fire
+ * l's timer at the guest TSC (tsc_offset from host TSC), dated at its
+ * target within the lead before it, and queue what is armed next at n on
+ * q. Returns the TSC when the delivery was done; *target and *at the
+ * expiry's target and the guest TSC it was dated at. */
+static inline __attribute__((always_inline)) uint64_t
+deliver(struct vlapic *l, uint64_t tsc_offset, struct tqueue *q, struct tqueue_node *n,
+	uint64_t *target, uint64_t *at)
+{
+	struct vtimer *t = &l->timer;
+	uint64_t now = rdtsc() + tsc_offset, done;
+
+	*target = t->target;
+	*at = vtimer_reached(now, *target) ? now : *target;
+	vlapic_timer_fire(l, *at);
+	done = rdtsc();
+	if (t->armed)
+		tqueue_set(q, n, t->target - tsc_offset);
+	return done;
+}
+
 /* Under the lock, the ticket claimed: deliver the expiry through v's
  * posted-interrupt descriptor (vlapic_accept -> vapic_pi_post: PIR, ON,
  * the notification IPI; LVTT masked: nothing), and queue what is armed
@@ -318,17 +339,12 @@ static struct vcpu *node_vcpu(struct housekeeper *hk, const struct tqueue_node *
  * Returns the TSC when the delivery was done. */
 static uint64_t expire(struct housekeeper *hk, struct vcpu *v)
 {
-	struct vtimer *t = &v->lapic->timer;
-	uint64_t now = rdtsc() + v->tsc_offset, done, target = t->target;
-	uint64_t at = vtimer_reached(now, target) ? now : target;
+	uint64_t target, at, done = deliver(v->lapic, v->tsc_offset, &hk->queue,
+					    &hk->node[v->id], &target, &at);
 
-	vlapic_timer_fire(v->lapic, at);
-	done = rdtsc();
 	if (log_trace_on(TRACE_LATE))
 		trace_timer_late_posted(v, target, at);
 	hk->posts++;
-	if (t->armed)
-		tqueue_set(&hk->queue, &hk->node[v->id], t->target - v->tsc_offset);
 	return done;
 }
 
@@ -340,15 +356,16 @@ static uint64_t expire(struct housekeeper *hk, struct vcpu *v)
  * TSC-deadline timer is due, whose post is vapic_pi_post() less its checks
  * (to a scratch descriptor, the notification to this CPU, where
  * vapic_pi_irq() only EOIs it); the fastest of LEAD_SEED_RUNS. A delivery
- * runs all of that and more (the claimed node's vCPU, the guest TSC, and
- * the tuner's observation when the host timer woke it), so it costs at
- * least as much and no IPI leaves before its target; the first delivery
- * seen replaces the seed (lead_observe(): lead_known stays false until
- * then). With the tuner's observation in the seed too, it came out 16
- * cycles above a first delivery that a kick, not the timer, had woken.
- * Without a seed a fresh guest's first expiry waited for its whole
- * delivery: 249-256 cycles late in Bochs against native's 32-37 (make
- * bench's cold/posted figures).
+ * runs all of that and more (the claimed node's vCPU, vapic_pi_post()'s
+ * checks), so it costs at least as much and no IPI leaves before its
+ * target; the first delivery seen replaces the seed (lead_observe():
+ * lead_known stays false until then). The advance tuner's observation
+ * runs after the delivery (fire()), off the path the lead covers: inside
+ * it, a timer-woken first delivery cost ~70 cycles more than the seed
+ * under Bochs's lockstep clock (scripts/bochs-patches/0012), and the
+ * fresh guest's first expiry came 96-109 cycles late against native's
+ * 32-37 (make bench's cold/posted, 86abba2); after it, 56. Without a
+ * seed at all: 249-256 (before 0012).
  */
 #define LEAD_SEED_RUNS  4u
 
@@ -371,7 +388,7 @@ static uint64_t lead_seed(struct housekeeper *hk)
 	tqueue_init(q);
 	for (unsigned i = 0; i < LEAD_SEED_RUNS; i++) {
 		struct tqueue_ticket t;
-		uint64_t now = rdtsc(), start;
+		uint64_t now = rdtsc(), start, done;
 
 		memset(desc, 0, VAPIC_PI_DESC_SIZE);
 		vtimer_start_deadline(&dry->timer, now, now);
@@ -379,9 +396,14 @@ static uint64_t lead_seed(struct housekeeper *hk)
 		t = tqueue_peek(q);
 		start = rdtsc();
 		spin_lock(&hk->lock);
-		if (tqueue_claim(q, t))
-			vlapic_timer_fire(dry, rdtsc());
-		best = MIN(best, rdtsc() - start);
+		if (tqueue_claim(q, t)) {
+			uint64_t target, at;
+			bool masked = vlapic_get(dry, LAPIC_LVT_TIMER) & LAPIC_LVT_MASKED;
+
+			done = deliver(dry, 0, q, n, &target, &at);
+			if (!masked)
+				best = MIN(best, done - start);
+		}
 		spin_unlock(&hk->lock);
 	}
 	mem_free(desc, VAPIC_PI_DESC_SIZE);
@@ -410,7 +432,7 @@ static void lead_observe(struct housekeeper *hk, bool masked, uint64_t cost)
  * advance=auto, how early the host timer woke us tunes the advance. */
 static void fire(struct housekeeper *hk, struct tqueue_ticket t)
 {
-	uint64_t arrived = rdtsc(), start = t.key - lead_get(hk), done;
+	uint64_t lead = lead_get(hk), arrived = rdtsc(), start = t.key - lead, done;
 	struct vcpu *v;
 	bool masked;
 
@@ -418,9 +440,6 @@ static void fire(struct housekeeper *hk, struct tqueue_ticket t)
 		cpu_relax();
 	start = rdtsc();
 	spin_lock(&hk->lock);
-	if (hk->slept_for == t.key)
-		advance_observe(&hk->advance, (int64_t)(arrived - (t.key - lead_get(hk))));
-	hk->slept_for = 0;
 	if (tqueue_claim(&hk->queue, t)) {
 		v = node_vcpu(hk, t.node);
 		masked = vlapic_get(v->lapic, LAPIC_LVT_TIMER) & LAPIC_LVT_MASKED;
@@ -429,6 +448,11 @@ static void fire(struct housekeeper *hk, struct tqueue_ticket t)
 	} else {
 		hk->stale++;
 	}
+	/* After the delivery, off its path (and so out of the lead): how
+	 * early the host timer woke us, against the lead it was armed with. */
+	if (hk->slept_for == t.key)
+		advance_observe(&hk->advance, (int64_t)(arrived - (t.key - lead)));
+	hk->slept_for = 0;
 	spin_unlock(&hk->lock);
 }
 

@@ -34,7 +34,9 @@ KNOWN_MISSES = {
         "81 against 37 cycles (2.19x), the first tick alone (p99 38); 109 before the advance "
         "tuner's observation left the lead (e.g. cold_tscdeadline_lat 96 -> 63, met): the "
         "rest is a real first delivery's steps the dry-run seed does not take "
-        "(vapic_pi_post()'s checks, ~13 cycles)",
+        "(vapic_pi_post()'s checks, ~13 cycles; likely a periodic expiry's re-arm "
+        "arithmetic ahead of its IPI: the seed fires a TSC deadline, one lead serves "
+        "every kind)",
     "ipi_roundtrip: IPI round trip at most 3× native (issue 24.6)":
         "524-526 against 156 cycles (3.36-3.37x; x2APIC 2.87x meets it): the xAPIC ICR "
         "write's APIC-write exit adds 261-262 cycles to each direction (the fast-path table); it read "

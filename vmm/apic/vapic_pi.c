@@ -72,17 +72,6 @@ void vapic_pi_enable(struct vcpu *v, bool on)
 	WRITE_ONCE(v->pi_on, on);       /* what other CPUs look at */
 }
 
-/* Set vec in d's PIR and ON; whoever sets ON sends the notification (one
- * per batch) to apic_id. */
-static inline __attribute__((always_inline)) void pi_post_to(struct pi_desc *d,
-							      uint32_t apic_id, uint8_t vec)
-{
-	__atomic_fetch_or(&d->pir[vec / 64], BIT(vec % 64), __ATOMIC_RELEASE);
-	if (unlikely(__atomic_fetch_or(&d->ctl, PI_ON, __ATOMIC_ACQ_REL) & PI_ON))
-		return;
-	apic_send_ipi(apic_id, VEC_POSTED);
-}
-
 /* The vlapic's ops->post itself (vapic.c), no wrapper: it is on the path
  * of every IPI between vCPUs, before the notification. */
 bool vapic_pi_post(struct vlapic *l, uint8_t vec)
@@ -92,16 +81,25 @@ bool vapic_pi_post(struct vlapic *l, uint8_t vec)
 
 	if (!READ_ONCE(v->pi_on) || !p || p == this_cpu())
 		return false;
-	pi_post_to(v->pi, p->apic_id, vec);
+	__atomic_fetch_or(&v->pi->pir[vec / 64], BIT(vec % 64), __ATOMIC_RELEASE);
+	/* One notification per batch: whoever sets ON sends it. */
+	if (unlikely(__atomic_fetch_or(&v->pi->ctl, PI_ON, __ATOMIC_ACQ_REL) & PI_ON))
+		return true;
+	apic_send_ipi(p->apic_id, VEC_POSTED);
 	return true;
 }
 
 /* For the housekeeper's first lead (housekeeper.c, lead_seed()): the
- * post vapic_pi_post() makes, less its checks, to the scratch descriptor
- * l->owner, notifying this CPU. */
+ * post vapic_pi_post() makes - PIR, ON, the notification - less its
+ * checks, to the scratch descriptor l->owner, notifying this CPU. */
 bool vapic_pi_post_dry(struct vlapic *l, uint8_t vec)
 {
-	pi_post_to(l->owner, this_cpu()->apic_id, vec);
+	struct pi_desc *d = l->owner;
+
+	__atomic_fetch_or(&d->pir[vec / 64], BIT(vec % 64), __ATOMIC_RELEASE);
+	if (unlikely(__atomic_fetch_or(&d->ctl, PI_ON, __ATOMIC_ACQ_REL) & PI_ON))
+		return true;
+	apic_send_ipi(this_cpu()->apic_id, VEC_POSTED);
 	return true;
 }
 

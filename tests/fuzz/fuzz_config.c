@@ -211,7 +211,7 @@ static void fuzz_load_options(const char *line)
 		return;
 	}
 	FUZZ_CHECK(lvl <= LOG_TRACE && !(trace & ~TRACE_ALL));
-	FUZZ_CHECK(!(o.set & ~(uint32_t)BITS(11, 0)));
+	FUZZ_CHECK(!(o.set & ~(uint32_t)OPT_SET_ALL));
 	/* the file's globals, overlaid: still in range everywhere */
 	config_resolve(&cfg, &o, lvl, trace, lvl_set);
 	check_options(&cfg.opts);

@@ -106,6 +106,7 @@ struct tv_options {
 #define OPT_SET_CONSOLE     BIT(10)
 #define OPT_SET_SERIAL      BIT(11)
 #define OPT_SET_LATE        BIT(12)
+#define OPT_SET_ALL         BITS(12, 0)     /* every bit above (fuzz_config's invariant) */
 
 /* housekeeping=auto: the lowest CPU that runs none of the guest's vCPUs. */
 #define HOUSEKEEPING_AUTO   (-1)

@@ -74,6 +74,8 @@ void vlapic_reset(struct vlapic *l, bool keep_base)
 	/* SVR is 0xff now: software-disabled (ops contract). With APIC
 	 * virtualization vmm/ then stops the CPU from taking interrupts for
 	 * this APIC itself (virtual-interrupt delivery, posted interrupts). */
+	if (l->group)
+		vlapic_group_changed(l->group);
 	if (l->ops && l->ops->mode_changed)
 		l->ops->mode_changed(l);
 }
@@ -113,6 +115,8 @@ static int set_base(struct vlapic *l, uint64_t val)
 		enter_x2apic(l);
 	else if (to == VLAPIC_XAPIC && from == VLAPIC_DISABLED)
 		vlapic_set(l, LAPIC_ID, id_reg(l, VLAPIC_XAPIC));
+	if (to != from)
+		vlapic_group_changed(l->group);
 	if (l->ops->mode_changed)
 		l->ops->mode_changed(l);
 	return 0;

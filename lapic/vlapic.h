@@ -55,11 +55,21 @@ struct vlapic_ops {
 	void (*trace_ipi)(struct vlapic *l, const struct vlapic *t, const struct lapic_ipi *ipi);
 };
 
-/* The vlapics of one guest, for IPI routing (index = APIC ID = vCPU). */
+/* The vlapics of one guest, for IPI routing (index = APIC ID = vCPU).
+ * Members join by vlapic_group_add(). */
 struct vlapic_group {
 	uint32_t n;
 	struct vlapic *member[TV_MAX_CPUS];
+	/* For the ICR fast path, kept by vlapic_group_changed(): for each
+	 * 8-bit xAPIC ID, the index + 1 of the one member, not disabled, whose
+	 * ID register holds it in bits 31:24; 0 for none, VLAPIC_XAPIC_SHARED
+	 * for several. */
+	uint8_t xapic_one[256];
+	uint32_t lock;          /* serializes vlapic_group_changed() */
 };
+
+#define VLAPIC_XAPIC_SHARED 0xffu
+_Static_assert(TV_MAX_CPUS < VLAPIC_XAPIC_SHARED, "xapic_one holds a member's index + 1");
 
 struct vlapic {
 	uint8_t page[LAPIC_PAGE_SIZE] __aligned(4096); /* register page */
@@ -143,6 +153,12 @@ void vlapic_write_tsc_deadline_at(struct vlapic *l, uint64_t val, uint64_t now);
  * page (else vlapic_apicv_write()). */
 bool vlapic_x2apic_icr_fast(struct vlapic *l, uint64_t icr);
 bool vlapic_xapic_icr_fast(struct vlapic *l);
+/* Publishes l as member i of g (other members' IPIs may reach it from
+ * here on). */
+void vlapic_group_add(struct vlapic_group *g, uint32_t i, struct vlapic *l);
+/* A member's xAPIC ID register or mode changed, or a member joined:
+ * recomputes g->xapic_one. */
+void vlapic_group_changed(struct vlapic_group *g);
 /* APIC-write VM exit (APIC-register virtualization): the CPU already
  * stored the value; run the register's side effects. */
 void vlapic_apicv_write(struct vlapic *l, uint32_t off);

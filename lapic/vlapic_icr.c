@@ -163,53 +163,102 @@ void vlapic_self_ipi_written(struct vlapic *l, uint32_t old, uint32_t val)
  * The ICR write that goes to one APIC (issue 13.4, the exit fast path of
  * vmm/exit/exit_fast.c): fixed delivery of a legal vector, to itself by
  * shorthand or to one physical destination that is not the broadcast
- * one. Decoded by vlapic_icr_decode(), as every ICR write.
- */
-static inline __attribute__((always_inline)) bool icr_one_apic(const struct lapic_ipi *ipi)
-{
-	if (ipi->dm != LAPIC_DM_FIXED || vlapic_illegal_vector(ipi->vector))
-		return false;
-	if (ipi->shorthand == LAPIC_SH_SELF)
-		return true;
-	return ipi->shorthand == LAPIC_SH_NONE && !ipi->logical &&
-	       ipi->dest != (ipi->x2apic ? X2APIC_BROADCAST : XAPIC_BROADCAST);
-}
-
-/*
- * Its destination, NULL for none; false when several APICs match. An
+ * one. Read from the value's bits (vlapic_icr_decode()'s fields) by
+ * icr_fast(); test_vlapic.c's twin tests and fuzz_icr hold it to the
+ * register path, which decodes.
+ *
+ * The destination, NULL for none; false when several APICs match. An
  * x2APIC ID is the initial APIC ID, read-only, and the vlapic's index in
  * its group: one lookup, where vlapic_send_ipi() compares every member
  * (match_physical: the same t->id test, whatever mode the target is in).
- * An xAPIC ID is writable, so that destination is found as
- * vlapic_send_ipi() finds it, by match_physical() on every APIC not
- * disabled (vlapic_ipi_matches() without the shorthand and logical cases
- * this one is not); two APICs that share it are left to it.
+ * An xAPIC ID is writable: the group's xapic_one[] names the one APIC
+ * not disabled that held it when an ID or mode last changed (or none),
+ * and that APIC is checked as vlapic_send_ipi() would check it
+ * (match_physical(), vlapic_ipi_matches() without the shorthand and
+ * logical cases this one is not). An ID two APICs share is left to
+ * vlapic_send_ipi(), as is one whose APIC moved since (the check fails).
+ * The map changes in the handler of the exit that changed an ID (an
+ * APIC-write exit is trap-like: before the guest's next instruction), so
+ * an IPI sent after it, as the guest orders things, finds the new map.
+ * One lookup, where vlapic_send_ipi() compares every member: KVM keeps
+ * such a map of physical IDs too (kvm_recalculate_apic_map()); bhyve and
+ * Xen loop over the vCPUs.
  */
 static inline __attribute__((always_inline)) bool icr_fast_target(struct vlapic *src,
-								  const struct lapic_ipi *ipi,
+								  uint32_t dest, bool x2apic,
 								  struct vlapic **out)
 {
 	struct vlapic *t = NULL;
 
-	if (ipi->shorthand == LAPIC_SH_SELF) {
-		t = src;
-	} else if (ipi->x2apic) {
-		t = ipi->dest < src->group->n ? src->group->member[ipi->dest] : NULL;
+	if (x2apic) {
+		if (dest == X2APIC_BROADCAST)
+			return false;
+		t = dest < src->group->n ? src->group->member[dest] : NULL;
 		if (t && vlapic_mode(t) == VLAPIC_DISABLED)
 			t = NULL;
 	} else {
-		for (uint32_t i = 0; i < src->group->n; i++) {
-			struct vlapic *m = src->group->member[i];
+		uint8_t one;
 
-			if (!m || vlapic_mode(m) == VLAPIC_DISABLED || !match_physical(m, ipi))
-				continue;
-			if (t)
+		if (dest == XAPIC_BROADCAST)
+			return false;
+		one = READ_ONCE(src->group->xapic_one[dest]);
+		if (one == VLAPIC_XAPIC_SHARED)
+			return false;
+		if (one) {
+			t = READ_ONCE(src->group->member[one - 1]);
+			if (!t || vlapic_mode(t) == VLAPIC_DISABLED ||
+			    vlapic_get(t, LAPIC_ID) >> 24 != dest)
 				return false;
-			t = m;
 		}
 	}
 	*out = t;
 	return true;
+}
+
+static void group_lock(struct vlapic_group *g)
+{
+	while (__atomic_exchange_n(&g->lock, 1, __ATOMIC_ACQUIRE))
+		while (__atomic_load_n(&g->lock, __ATOMIC_RELAXED))
+			__builtin_ia32_pause();
+}
+
+/* Under the lock, so that the last change is the one the map shows; an
+ * IPI sent meanwhile reads each entry whole (one byte), the old or the
+ * new, and icr_fast_target() checks the APIC it names. */
+void vlapic_group_changed(struct vlapic_group *g)
+{
+	uint8_t one[256] = { 0 };
+	bool shared[256] = { false };
+
+	group_lock(g);
+	for (uint32_t i = 0; i < g->n; i++) {
+		const struct vlapic *m = READ_ONCE(g->member[i]);
+		uint32_t id;
+
+		if (!m || vlapic_mode(m) == VLAPIC_DISABLED)
+			continue;
+		id = vlapic_get(m, LAPIC_ID) >> 24;
+		if (one[id])
+			shared[id] = true;
+		one[id] = (uint8_t)(i + 1);
+	}
+	for (uint32_t id = 0; id < 256; id++)
+		WRITE_ONCE(g->xapic_one[id], shared[id] ? VLAPIC_XAPIC_SHARED : one[id]);
+	__atomic_store_n(&g->lock, 0, __ATOMIC_RELEASE);
+}
+
+void vlapic_group_add(struct vlapic_group *g, uint32_t i, struct vlapic *l)
+{
+	__atomic_store_n(&g->member[i], l, __ATOMIC_RELEASE);
+	if (g->n <= i)
+		g->n = i + 1;
+	vlapic_group_changed(g);
+}
+
+/* Every write (an APIC-write exit's `old` is the new value). */
+void vlapic_id_written(struct vlapic *l, uint32_t old, uint32_t val)
+{
+	vlapic_group_changed(l->group);
 }
 
 /*
@@ -219,27 +268,48 @@ static inline __attribute__((always_inline)) bool icr_fast_target(struct vlapic 
  * mode of the interface, the IPI trace point - returns false before any
  * side effect, and the caller takes the register write path
  * (vlapic_wrmsr(), vlapic_apicv_write()), which decides all of them. When
- * it returns true the effect is that path's: ICR stored with delivery
- * status idle, and the destination, if any, vlapic_accept()ed, which
- * posts or sets IRR and notifies it. One body, inlined into each
- * interface's entry point with its mode constant.
+ * it returns true the effect is that path's: the destination, if any,
+ * vlapic_accept()ed, which posts or sets IRR and notifies it, and ICR
+ * stored with delivery status idle (xAPIC: as the CPU stored it, the
+ * status bit cleared). One body, inlined into each interface's entry
+ * point with its mode constant.
  */
 static inline __attribute__((always_inline)) bool icr_fast(struct vlapic *l, uint64_t icr,
 							   bool x2apic)
 {
-	struct lapic_ipi ipi;
+	uint32_t lo = (uint32_t)icr;
+	uint8_t vec = (uint8_t)FIELD_GET(LAPIC_ICR_VECTOR, lo);
 	struct vlapic *t;
 
 	if (vlapic_mode(l) != (x2apic ? VLAPIC_X2APIC : VLAPIC_XAPIC) || l->trace_ipi ||
 	    (x2apic && (icr & ~(uint64_t)X2APIC_ICR_OK)))
 		return false;
-	vlapic_icr_decode(icr, x2apic, &ipi);
-	if (!icr_one_apic(&ipi) || !icr_fast_target(l, &ipi, &t))
+	if ((lo & LAPIC_ICR_DELIVERY) != FIELD_PREP(LAPIC_ICR_DELIVERY, LAPIC_DM_FIXED) ||
+	    vlapic_illegal_vector(vec))
 		return false;
-	vlapic_set(l, LAPIC_ICR_HI, (uint32_t)(icr >> 32));
-	vlapic_set(l, LAPIC_ICR_LO, (uint32_t)icr & ~(uint32_t)LAPIC_ICR_STATUS);
+	switch (lo & LAPIC_ICR_SHORTHAND) {
+	case FIELD_PREP(LAPIC_ICR_SHORTHAND, LAPIC_SH_SELF):
+		t = l;
+		break;
+	case FIELD_PREP(LAPIC_ICR_SHORTHAND, LAPIC_SH_NONE):
+		if (lo & LAPIC_ICR_LOGICAL)
+			return false;
+		if (!icr_fast_target(l, (uint32_t)(x2apic ? FIELD_GET(LAPIC_ICR_DEST_X2APIC, icr)
+							 : FIELD_GET(LAPIC_ICR_DEST_XAPIC, icr)),
+				     x2apic, &t))
+			return false;
+		break;
+	default:
+		return false;
+	}
 	if (t)
-		vlapic_accept_fixed(t, ipi.vector, false);
+		vlapic_accept_fixed(t, vec, false);
+	if (x2apic) {
+		vlapic_set(l, LAPIC_ICR_HI, (uint32_t)(icr >> 32));
+		vlapic_set(l, LAPIC_ICR_LO, lo);        /* X2APIC_ICR_OK: no status bit */
+	} else if (lo & LAPIC_ICR_STATUS) {
+		vlapic_set(l, LAPIC_ICR_LO, lo & ~(uint32_t)LAPIC_ICR_STATUS);
+	}
 	return true;
 }
 

@@ -6,6 +6,7 @@
 #include "lapic/vlapic.h"
 
 /* Side-effect helpers, called after the register was stored. */
+void vlapic_id_written(struct vlapic *l, uint32_t old, uint32_t val);
 void vlapic_tpr_written(struct vlapic *l, uint32_t old, uint32_t val);
 void vlapic_eoi_written(struct vlapic *l, uint32_t old, uint32_t val);
 void vlapic_dfr_written(struct vlapic *l, uint32_t old, uint32_t val);

@@ -32,7 +32,7 @@ struct reg_desc {
 #define IDX(off)   ((off) >> 4)
 
 static const struct reg_desc regs[64] = {
-	[IDX(LAPIC_ID)]          = { R_BOTH | R_RW | R_X2_RO, 0xff000000u, NULL },
+	[IDX(LAPIC_ID)]          = { R_BOTH | R_RW | R_X2_RO, 0xff000000u, vlapic_id_written },
 	[IDX(LAPIC_VERSION)]     = { R_BOTH | R_READ, 0, NULL },
 	[IDX(LAPIC_TPR)]         = { R_BOTH | R_RW, LAPIC_TPR_MASK, vlapic_tpr_written },
 	[IDX(LAPIC_APR)]         = { R_XAPIC | R_READ, 0, NULL },

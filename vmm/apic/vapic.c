@@ -297,9 +297,7 @@ void vapic_create(struct vcpu *v)
 	/* The guest's physical-address width (CPUID is passed through). */
 	l->maxphyaddr = (uint8_t)cpuid(0x80000008, 0).eax;
 	/* Published last: from here on other vCPUs' IPIs may reach it. */
-	__atomic_store_n(&g->lapics.member[v->id], l, __ATOMIC_RELEASE);
-	if (g->lapics.n <= v->id)
-		g->lapics.n = v->id + 1;
+	vlapic_group_add(&g->lapics, v->id, l);
 }
 
 void vapic_vcpu_init(struct vcpu *v)

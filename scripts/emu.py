@@ -174,9 +174,10 @@ def bochsrc(img, workdir, cpus, megs, is_30, model, native=False, msrs=None, thr
         # posted interrupt reach its guest 26 cycles "earlier" than at 4 or
         # less (a fresh guest's TSC-deadline latency, p50: 4 cycles at 16,
         # 15 at 8, 26 at 4, 24 at 1, where each halving of it below 4
-        # costs ~1.5x in time).
+        # costs ~1.5x in time). TICKVISOR_BOCHS_QUANTUM=1 makes the trace
+        # build's profile exact (each turn one instruction: docs/testing.md).
         f"cpu: model={model}, count={smp_bochs(cpus, threads)}, ips=50000000, "
-        "quantum=4, reset_on_triple_fault=0"
+        f"quantum={bochs_quantum()}, reset_on_triple_fault=0"
         # msrs: MSRs the model lacks, from a Bochs msrs.def-style file.
         + (f", msrs=\"{msrs}\"" if msrs else ""),
         "clock: sync=none, time0=946684800",
@@ -205,6 +206,14 @@ def smp_cores(cpus, threads):
     if threads < 1 or cpus % threads:
         sys.exit(f"tickvisor-run: {cpus} CPUs do not split into cores of {threads} threads")
     return cpus // threads
+
+
+def bochs_quantum():
+    """Bochs's SMP quantum: 4 (above), or TICKVISOR_BOCHS_QUANTUM."""
+    q = os.environ.get("TICKVISOR_BOCHS_QUANTUM", "4")
+    if not q.isdigit() or not 1 <= int(q) <= 16:
+        sys.exit(f"TICKVISOR_BOCHS_QUANTUM={q}: not a number from 1 to 16")
+    return int(q)
 
 
 def smp_bochs(cpus, threads):

@@ -336,6 +336,20 @@ class MachineCpus(unittest.TestCase):
         self.assertEqual(emu.smp_bochs(3, 1), "3")
         self.assertEqual(emu.smp_qemu(3, 1), "3")
 
+    def test_bochs_quantum(self):
+        """Bochs's SMP quantum is 4 unless TICKVISOR_BOCHS_QUANTUM names
+        another from 1 to 16 (1: the trace build's exact profile)."""
+        with mock.patch.dict(os.environ, {}, clear=False):
+            os.environ.pop("TICKVISOR_BOCHS_QUANTUM", None)
+            self.assertEqual(emu.bochs_quantum(), 4)
+            os.environ["TICKVISOR_BOCHS_QUANTUM"] = "1"
+            self.assertEqual(emu.bochs_quantum(), 1)
+            for bad in ("0", "17", "x", ""):
+                os.environ["TICKVISOR_BOCHS_QUANTUM"] = bad
+                with self.assertRaises(SystemExit) as e:
+                    emu.bochs_quantum()
+                self.assertIn("not a number from 1 to 16", str(e.exception.code))
+
     def test_help_has_examples(self):
         out = io.StringIO()
         with contextlib.redirect_stdout(out), self.assertRaises(SystemExit):

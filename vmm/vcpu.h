@@ -55,7 +55,7 @@ struct vcpu {
 			bool kicked;            /* vcpu_kick() since the last pre-entry work */
 			bool timer_dirty;       /* timer target moved: re-arm the backend */
 			bool injecting;         /* VM-entry interruption info set since the exit */
-			bool cached_hlt_guest;  /* hlt_guest, read on every entry */
+			bool hlt_managed;       /* hlt_guest where HLT exiting follows what is pending */
 		};
 		uint32_t entry_slow;
 	};

@@ -336,8 +336,9 @@ int vapic_msr_read(struct vcpu *v, uint32_t msr, uint64_t *val)
 /*
  * After an emulated APIC register write: RVI/SVI are synced from the page
  * (vapic_inject.c, intr_dirty) when the write may have moved IRR or ISR
- * (an EOI, an ICR or SELF IPI write). The timer's count, divide and
- * deadline registers cannot, but by an expiry, whose interrupt reaches
+ * (an EOI, an ICR or SELF IPI write). The timer's LVT, count, divide and
+ * deadline registers cannot, but by an expiry (a count that ran out
+ * before the write, or before a mode switch), whose interrupt reaches
  * IRR through vlapic_accept(), and that marks intr_dirty itself
  * (op_notify; an expiry on the vCPU's own CPU is never posted, see
  * vapic_pi_post()).
@@ -346,26 +347,25 @@ int vapic_msr_read(struct vcpu *v, uint32_t msr, uint64_t *val)
  */
 bool vapic_timer_reg(uint32_t off)
 {
-	return off == LAPIC_TMICT || off == LAPIC_TDCR;
+	return off == LAPIC_TMICT || off == LAPIC_TDCR || off == LAPIC_LVT_TIMER;
 }
 
 /*
- * An IA32_TSC_DEADLINE write on the preemption-timer backend is
- * resumable (EXIT_RESUMABLE, vmm/exit/exit_fast.c): a host-timer backend has
- * its host timer to reprogram and drain before the entry. (The x2APIC
- * ICR writes that are resumable never come here: exit_wrmsr() takes
- * them.)
+ * A write that moved the guest's timer (IA32_TSC_DEADLINE, LVTT, TMICT,
+ * TDCR) is resumable on the preemption-timer backend (EXIT_RESUMABLE,
+ * vmm/exit/exit_fast.c): the timer is re-armed here, as
+ * vcpu_timer_before_entry() would before the next entry (nothing moved
+ * when the write was ignored). A host-timer backend has its host timer to
+ * reprogram and drain before the entry: 0. (The x2APIC ICR writes that
+ * are resumable never come here: exit_wrmsr() takes them.)
  */
-static int deadline_write(struct vcpu *v, uint64_t val)
+static inline __attribute__((always_inline)) int timer_moved(struct vcpu *v)
 {
-	vlapic_write_tsc_deadline_at(v->lapic, val, guest_now(v));
 	if (v->timer_kind != TIMER_PREEMPT) {
 		if (unlikely(log_trace_on(TRACE_TIMER)))
 			trace_timer_arm(v);
 		return 0;
 	}
-	/* Re-armed now, as vcpu_timer_before_entry() would before the next
-	 * entry (nothing moved when the write was ignored). */
 	if (unlikely(log_trace_on(TRACE_TIMER))) {
 		trace_timer_arm(v);
 		if (v->timer_dirty)
@@ -374,6 +374,30 @@ static int deadline_write(struct vcpu *v, uint64_t val)
 		vcpu_timer_rearm_preempt(v);
 	}
 	return EXIT_RESUMABLE;
+}
+
+static int deadline_write(struct vcpu *v, uint64_t val)
+{
+	vlapic_write_tsc_deadline_at(v->lapic, val, guest_now(v));
+	return timer_moved(v);
+}
+
+/*
+ * After a write to LVTT, TMICT or TDCR (an APIC-write exit or an x2APIC
+ * WRMSR), the housekeeper's lock released: timer=posted is resumable as
+ * the TSC-deadline write is (deadline_write_posted()), the others as
+ * timer_moved() says. Linux writes LVTT whenever its clockevent leaves
+ * or re-enters the oneshot-stopped state, on a tickless CPU about every
+ * other wake-up.
+ */
+int vapic_timer_reg_written(struct vcpu *v)
+{
+	if (v->timer_kind == TIMER_POSTED) {
+		if (log_trace_on(TRACE_TIMER))
+			trace_timer_arm(v);
+		return EXIT_RESUMABLE;
+	}
+	return timer_moved(v);
 }
 
 /*
@@ -400,11 +424,11 @@ static __attribute__((noinline)) int apic_msr_write(struct vcpu *v, uint32_t msr
 	housekeeper_timer_lock(v);
 	r = vlapic_wrmsr(v->lapic, msr, val);
 	housekeeper_timer_unlock(v);
-	if (msr != LAPIC_MSR(LAPIC_TMICT) && msr != LAPIC_MSR(LAPIC_TDCR))
+	if (msr < MSR_X2APIC_FIRST || msr > MSR_X2APIC_LAST || !vapic_timer_reg(LAPIC_OFF(msr))) {
 		v->intr_dirty = true;   /* an EOI or ICR write may have moved IRR/ISR */
-	else if (log_trace_on(TRACE_TIMER))
-		trace_timer_arm(v);
-	return r;       /* a mode change is synced before the next entry */
+		return r;               /* a mode change is synced before the next entry */
+	}
+	return r ? r : vapic_timer_reg_written(v);
 }
 
 int vapic_deadline_write(struct vcpu *v, uint64_t val)

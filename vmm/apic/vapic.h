@@ -77,6 +77,10 @@ bool vapic_has_event(struct vcpu *v, bool if_set);
 /* APIC registers (page offsets) whose writes move neither IRR nor ISR
  * other than through an interrupt lapic/ notifies: the timer's. */
 bool vapic_timer_reg(uint32_t off);
+/* After a write to a timer register (vapic_timer_reg(), not
+ * IA32_TSC_DEADLINE), the housekeeper's lock released: EXIT_RESUMABLE
+ * where the backend allows it (re-armed), else 0. */
+int vapic_timer_reg_written(struct vcpu *v);
 
 /* Posted interrupts (vmm/apic/vapic_pi.c). */
 bool vapic_pi_usable(const struct guest *g);

@@ -310,7 +310,7 @@ void vapic_inject(struct vcpu *v)
 {
 	struct vlapic *l = v->lapic;
 
-	if (l->hw_vid && !(v->injecting | v->cached_hlt_guest) && !READ_ONCE(l->nmi_pending) &&
+	if (l->hw_vid && !(v->injecting | v->hlt_guest) && !READ_ONCE(l->nmi_pending) &&
 	    vapic_pi_idle(v)) {
 		sync_intr_status(v);
 		vid_window_if_blocked(v);

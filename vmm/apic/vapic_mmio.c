@@ -104,6 +104,8 @@ int exit_apic_access(struct vcpu *v)
  * is (exit_wrmsr()), and intr_dirty is left alone for the same reason:
  * this vCPU's IRR moved only if it was its own target, and then
  * vlapic_accept() notified it. No timer lock: an IPI touches no timer.
+ * A write to a timer register (LVTT, TMICT, TDCR) is resumable where
+ * the timer backend allows (vapic_timer_reg_written()).
  * No APIC write reads a guest register or ends the guest: the entry stub
  * saves no GPR the C ABI keeps before the hook (vmx/regs.h).
  */
@@ -121,11 +123,11 @@ int exit_apic_write_reg(struct vcpu *v, uint32_t off)
 	housekeeper_timer_lock(v);
 	vlapic_apicv_write(v->lapic, off);
 	housekeeper_timer_unlock(v);
-	if (!vapic_timer_reg(off))
+	if (!vapic_timer_reg(off)) {
 		v->intr_dirty = true;   /* a mode change is synced before the next entry */
-	else if (log_trace_on(TRACE_TIMER))
-		trace_timer_arm(v);
-	return 0;
+		return 0;
+	}
+	return vapic_timer_reg_written(v);
 }
 
 int exit_eoi_induced(struct vcpu *v)

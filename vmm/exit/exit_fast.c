@@ -86,8 +86,14 @@ static __attribute__((noinline)) bool entry_if_clear(struct vcpu *v)
  *   and the halt path, all slow, and cleared by every slow entry.
  * - injecting: the handler injected an exception (a #DB for TF): the
  *   slow path orders interrupts behind it.
- * - not hlt=guest, whose HLT exiting and wake-up depend on what is
- *   pending.
+ * - hlt_managed: hlt=guest on a CPU where a pending virtual interrupt
+ *   does not end HLT (probe 5 of vmm/vcpu/vcpu_calib.c, or not probed:
+ *   hlt=guest without posted timers), whose HLT exiting the pre-entry work
+ *   sets from what is pending and IF (vapic_inject.c,
+ *   hlt_exit_if_blocked()). Elsewhere hlt=guest leaves the pre-entry work
+ *   only wake_halted(), for a guest halted in non-root mode; an exit this
+ *   path takes is an instruction's (CPUID, WRMSR, an APIC write), so the
+ *   guest is active.
  * - nmi_pending: an NMI latched behind one being handled has no window
  *   armed yet; the slow path arms it (inject_nmi), so that it comes at
  *   the handler's IRET.
@@ -124,7 +130,7 @@ static inline __attribute__((always_inline)) bool vcpu_entry_idle_inline(struct 
 	const struct guest *g = v->guest;
 	struct vlapic *l = v->lapic;
 
-	if (READ_ONCE(v->entry_slow))   /* kicked, timer_dirty, injecting, cached_hlt_guest */
+	if (READ_ONCE(v->entry_slow))   /* kicked, timer_dirty, injecting, hlt_managed */
 		return false;
 	if (READ_ONCE(l->nmi_pending))
 		return false;
@@ -155,7 +161,9 @@ bool vcpu_entry_idle(struct vcpu *v)
 
 void exit_fast_init(struct vcpu *v)
 {
-	v->cached_hlt_guest = v->hlt_guest;     /* set by vapic_inject_init(), called first */
+	/* hlt_guest and hlt_vintr_erratum are set by vapic_inject_init()
+	 * and the probes, called first. */
+	v->hlt_managed = v->hlt_guest && v->hlt_vintr_erratum;
 	v->cached_x2apic = v->guest->spec->opts.x2apic;
 	/* Traced exits (log=trace:exit) all go through vmm_handle_exit(),
 	 * which prints them: no hooks in the stub then. */

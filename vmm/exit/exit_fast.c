@@ -121,8 +121,8 @@ static __attribute__((noinline)) bool entry_if_clear(struct vcpu *v)
  *   vcpu_timer_load_preempt() loads its count before the entry, and
  *   when one of them is due (now >= preempt_at, *now the TSC read) the
  *   slow way delivers the expiry or ends the guest. Without the
- *   preemption timer nothing may be armed: no guest timer, no time
- *   limit.
+ *   preemption timer nothing may be armed: no time limit, and no guest
+ *   timer but a posted one (timer=posted: the housekeeper's to serve).
  */
 static inline __attribute__((always_inline)) bool vcpu_entry_idle_inline(struct vcpu *v,
 								   uint64_t *now)
@@ -147,7 +147,7 @@ static inline __attribute__((always_inline)) bool vcpu_entry_idle_inline(struct 
 	    !entry_if_clear(v))
 		return false;
 	if (!(v->cached_pin_ctls & BIT(PIN_PREEMPT_TIMER)))
-		return !g->deadline_tsc && !l->timer.armed;
+		return !g->deadline_tsc && (v->timer_kind == TIMER_POSTED || !l->timer.armed);
 	*now = rdtsc();
 	return *now < v->preempt_at;
 }

@@ -24,6 +24,16 @@
  *   deadline that comes due while the guest does nothing but CPUID exits
  *   still fires on time (the preemption timer is re-loaded on each entry);
  *   writes outside TSC-deadline mode are ignored.
+ * - The timer's other registers (LVTT, TMICT, TDCR), resumed at once on
+ *   the preemption-timer and posted backends: a one-shot that comes due
+ *   while the guest does only CPUID exits fires once, not early and on
+ *   time (SDM Vol. 3A, "APIC Timer": it starts at the TMICT write and
+ *   counts at the bus clock over the divide); a switch into or out of
+ *   TSC-deadline mode disarms the timer ("TSC-Deadline Mode": TMICT,
+ *   TMCCT and IA32_TSC_DEADLINE then read 0, and nothing fires). KVM
+ *   (lapic.c, apic_update_lvtt: a mode change cancels the timer and
+ *   zeroes TMICT and the deadline) and Bochs (apic.cc, set_lvt_entry on
+ *   the timer's mode bits) do the same.
  * - x2APIC ICR (SDM Vol. 3A, "x2APIC Register Address Space", "Reserved
  *   Bit Checking", "Error Handling"): reserved bits raise #GP and send
  *   nothing; an illegal vector sets ESR bit 5 and sends nothing; an ICR
@@ -336,6 +346,78 @@ static void test_tscdl(void)
 	report_prefix_pop();
 }
 
+/* TSC cycles per APIC timer tick at divide 1: CPUID 0x15's ratio,
+ * which tickvisor makes exact (DESIGN.md; timer_oneshot checks it); 0
+ * where the leaf does not say. */
+static uint64_t tsc_per_tick(void)
+{
+	struct cpuid c = cpuid(0x15);
+
+	return c.a && c.b && c.b % c.a == 0 ? c.b / c.a : 0;
+}
+
+static void test_timer_regs(void)
+{
+	uint64_t tpt = tsc_per_tick(), t0, len, late;
+	uint32_t ticks;
+
+	report_prefix_push("timer registers");
+	apic_write(LAPIC_TDCR, 0xb);                    /* divide by 1 */
+	apic_write(LAPIC_LVT_TIMER, TIMER_VEC);         /* one-shot */
+	for (unsigned i = 0; i < WARM_UP; i++) {
+		apic_write(LAPIC_TMICT, 0xffffffffu);
+		apic_write(LAPIC_TMICT, 0);
+	}
+
+	/* Comes due while the guest does only CPUID exits, IF=1. */
+	reset_counts();
+	ticks = tpt ? (uint32_t)(DUE_DELTA / tpt) : DUE_DELTA;
+	len = (uint64_t)ticks * tpt;
+	t0 = rdtsc();
+	apic_write(LAPIC_TMICT, ticks);
+	sti();
+	while (!timer_hits && rdtsc() - t0 < 100ull * DUE_DELTA * (tpt ? 1 : 64))
+		cpuid0();
+	tsc_delay_us(APIC_QUIET_US);
+	cli();
+	report(timer_hits == 1, "TMICT one-shot due during a CPUID loop: fires once (%u)",
+	       timer_hits);
+	if (!tpt) {
+		report_skip("TMICT one-shot: on time (CPUID 0x15 gives no TSC/APIC ratio)");
+	} else {
+		late = timer_tsc - t0 - len;
+		report(timer_tsc - t0 >= len && late <= DUE_LATE_MAX,
+		       "TMICT one-shot: %ld cycles after %lu ticks of %lu cycles (at most %u)",
+		       (long)(timer_tsc - t0 - len), (unsigned long)ticks, tpt, DUE_LATE_MAX);
+	}
+	report(apic_read(LAPIC_TMCCT) == 0, "TMCCT reads 0 after it fired");
+
+	/* Into TSC-deadline mode: the counting one-shot is disarmed. */
+	reset_counts();
+	apic_write(LAPIC_TMICT, ticks);
+	tscdl_mode(true);
+	sti();
+	tsc_delay_us(2 * DUE_DELTA / (tsc_hz() / 1000000 + 1) + APIC_QUIET_US);
+	cli();
+	report(timer_hits == 0 && apic_read(LAPIC_TMICT) == 0 && apic_read(LAPIC_TMCCT) == 0,
+	       "LVTT into TSC-deadline mode disarms a one-shot (%u, TMICT %u)", timer_hits,
+	       apic_read(LAPIC_TMICT));
+
+	/* Out of it: the deadline is disarmed. */
+	reset_counts();
+	wrmsr(MSR_IA32_TSC_DEADLINE, rdtsc() + DUE_DELTA);
+	apic_write(LAPIC_LVT_TIMER, TIMER_VEC);         /* one-shot */
+	sti();
+	tsc_delay_us(2 * DUE_DELTA / (tsc_hz() / 1000000 + 1) + APIC_QUIET_US);
+	cli();
+	tscdl_mode(true);
+	report(timer_hits == 0 && rdmsr(MSR_IA32_TSC_DEADLINE) == 0,
+	       "LVTT out of TSC-deadline mode disarms the deadline (%u)", timer_hits);
+	tscdl_mode(false);
+	apic_write(LAPIC_TMICT, 0);
+	report_prefix_pop();
+}
+
 static void expect_icr_gp(uint64_t val, const char *what)
 {
 	uint64_t before = rdmsr(MSR_X2APIC_ICR);
@@ -429,6 +511,7 @@ int main(int argc, char **argv)
 		 * the xAPIC page, the deadline MSR as ever. */
 		report_prefix_push("xAPIC mode");
 		test_tscdl();
+		test_timer_regs();
 		report_prefix_pop();
 		return apic_test_end();
 	}
@@ -439,6 +522,7 @@ int main(int argc, char **argv)
 	test_sti_shadow();
 	test_if0_pending();
 	test_tscdl();
+	test_timer_regs();
 	test_icr();
 	reset_apic();
 	return apic_test_end();

@@ -270,6 +270,12 @@ def posted_suites(tests):
     lines.append(posted_line(BY_NAME["timer_posted_hlt"], "timer_posted_hlt.exitless", 1,
                              "timer=posted hlt=guest", "hlt_exits=0"))
     guests.append(("timer_posted_hlt.exitless", 0))
+    # The exit fast path there: with HLT in the guest it resumes at once
+    # where a pending virtual interrupt ends HLT (vmm/exit/exit_fast.c,
+    # hlt_managed), so its corner cases run beside posted timers too.
+    lines.append(posted_line(BY_NAME["exit_fastpath"], "exit_fastpath.posted-hlt", 1,
+                             "timer=posted hlt=guest"))
+    guests.append(("exit_fastpath.posted-hlt", 0))
     two = Suite("guests-posted", guestcfg.config(lines), cpus=2, guests=guests, timeout=1500,
                 expect=[POSTED_LINE.format("timer_oneshot.posted", 1),
                         r"^tickvisor: guest timer_oneshot.posted: vcpu0: APIC timer on the "

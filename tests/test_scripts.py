@@ -135,6 +135,14 @@ class RunnerRequest(Tmp):
                     runner.check_request(self.args(*argv))
                 self.assertIn(msg, str(e.exception))
 
+    def test_opts_with_digits(self):
+        """Option names with digits (x2apic=off, if0_quirks=on) are
+        KEY=VALUE too; a word without '=' or starting with one is not."""
+        runner.check_request(self.args("--opts", "x2apic=off if0_quirks=on timer=preempt"))
+        for bad in ("2x=1", "x2apic", "=off"):
+            with self.subTest(opt=bad), self.assertRaises(runner.RunError):
+                runner.check_request(self.args("--opts", bad))
+
     def test_memory_sizes(self):
         self.assertEqual(runner.parse_mem_mib("128M"), 128)
         self.assertEqual(runner.parse_mem_mib("256"), 256)

@@ -268,10 +268,10 @@ void vlapic_id_written(struct vlapic *l, uint32_t old, uint32_t val)
  * mode of the interface, the IPI trace point - returns false before any
  * side effect, and the caller takes the register write path
  * (vlapic_wrmsr(), vlapic_apicv_write()), which decides all of them. When
- * it returns true the effect is that path's: the destination, if any,
- * vlapic_accept()ed, which posts or sets IRR and notifies it, and ICR
- * stored with delivery status idle (xAPIC: as the CPU stored it, the
- * status bit cleared). One body, inlined into each interface's entry
+ * it returns true the effect is that path's: ICR stored with delivery
+ * status idle (xAPIC: as the CPU stored it, the status bit cleared), and
+ * the destination, if any, vlapic_accept()ed, which posts or sets IRR and
+ * notifies it. One body, inlined into each interface's entry
  * point with its mode constant.
  */
 static inline __attribute__((always_inline)) bool icr_fast(struct vlapic *l, uint64_t icr,
@@ -302,14 +302,14 @@ static inline __attribute__((always_inline)) bool icr_fast(struct vlapic *l, uin
 	default:
 		return false;
 	}
-	if (t)
-		vlapic_accept_fixed(t, vec, false);
 	if (x2apic) {
 		vlapic_set(l, LAPIC_ICR_HI, (uint32_t)(icr >> 32));
 		vlapic_set(l, LAPIC_ICR_LO, lo);        /* X2APIC_ICR_OK: no status bit */
 	} else if (lo & LAPIC_ICR_STATUS) {
 		vlapic_set(l, LAPIC_ICR_LO, lo & ~(uint32_t)LAPIC_ICR_STATUS);
 	}
+	if (t)
+		vlapic_accept_fixed(t, vec, false);
 	return true;
 }
 

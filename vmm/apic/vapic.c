@@ -390,7 +390,7 @@ static int deadline_write(struct vcpu *v, uint64_t val)
  * or re-enters the oneshot-stopped state, on a tickless CPU about every
  * other wake-up.
  */
-int vapic_timer_reg_written(struct vcpu *v)
+static inline __attribute__((always_inline)) int timer_reg_written(struct vcpu *v)
 {
 	if (v->timer_kind == TIMER_POSTED) {
 		if (log_trace_on(TRACE_TIMER))
@@ -398,6 +398,11 @@ int vapic_timer_reg_written(struct vcpu *v)
 		return EXIT_RESUMABLE;
 	}
 	return timer_moved(v);
+}
+
+int vapic_timer_reg_written(struct vcpu *v)
+{
+	return timer_reg_written(v);
 }
 
 /*
@@ -424,11 +429,12 @@ static __attribute__((noinline)) int apic_msr_write(struct vcpu *v, uint32_t msr
 	housekeeper_timer_lock(v);
 	r = vlapic_wrmsr(v->lapic, msr, val);
 	housekeeper_timer_unlock(v);
-	if (msr < MSR_X2APIC_FIRST || msr > MSR_X2APIC_LAST || !vapic_timer_reg(LAPIC_OFF(msr))) {
+	if (msr != LAPIC_MSR(LAPIC_TMICT) && msr != LAPIC_MSR(LAPIC_TDCR) &&
+	    msr != LAPIC_MSR(LAPIC_LVT_TIMER)) {        /* vapic_timer_reg()'s */
 		v->intr_dirty = true;   /* an EOI or ICR write may have moved IRR/ISR */
 		return r;               /* a mode change is synced before the next entry */
 	}
-	return r ? r : vapic_timer_reg_written(v);
+	return r ? r : timer_reg_written(v);
 }
 
 int vapic_deadline_write(struct vcpu *v, uint64_t val)

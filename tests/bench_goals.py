@@ -31,40 +31,48 @@ KNOWN_MISSES = {
     # longer sit in modes (thread averages within a few us), so these are
     # tickvisor's costs, not noise.
     "cold/posted: cold_periodic_lat max at most 2x native max":
-        "81 against 37 cycles (2.19x), the first tick alone (p99 38); 109 before the advance "
-        "tuner's observation left the lead (e.g. cold_tscdeadline_lat 96 -> 63, met): the "
-        "rest is a real first delivery's steps the dry-run seed does not take "
-        "(vapic_pi_post()'s checks, ~13 cycles; likely a periodic expiry's re-arm "
-        "arithmetic ahead of its IPI: the seed fires a TSC deadline, one lead serves "
-        "every kind)",
-    "ipi_roundtrip: IPI round trip at most 3× native (issue 24.6)":
-        "524-526 against 156 cycles (3.36-3.37x; x2APIC 2.87x meets it): the xAPIC ICR "
-        "write's APIC-write exit adds 261-262 cycles to each direction (the fast-path table); it read "
-        "2.84x while Bochs's clock ran the two CPUs at different speeds",
+        "78-81 against 37 cycles (2.11-2.19x), the first tick alone (p99 38-40). The lead "
+        "is timed from the spin's end to vlapic_timer_fire()'s return, the IPI a few "
+        "instructions before it; the dry-run seed lacks vapic_pi_post()'s checks. Sharing "
+        "the post body with the seed (7e2541a) brought it to 45-54 but the steady TSC-deadline "
+        "p50 up 3 (reverted); per-kind leads seeded per kind were tried on 5013a4a and dropped: "
+        "the guest's calibration ticks (periodic, while it reads TMCCT) cost 341 cycles "
+        "against 209 later, so a periodic lead learned there made the first measured ticks "
+        "84-93 cycles early",
     "linux preempt/off: cyclictest avg at most 1.05x native (issue 24)":
-        "1.25x, 1.23x and 1.28x: without an advance each expiry waits for the exit and entry "
-        "that deliver it (tscdeadline_spin_lat 673 against 30 cycles); advance=auto "
-        "is the answer",
-    "linux preempt/off: cyclictest max at most 1.5x native (issue 24)":
-        "0.65x and 1.39x, and 3.36x in the first run (762 us, boot 0, thread 0): one boot's thread max",
+        "1.25x-1.28x (95.5 against 75.5 us on 5013a4a): without an advance each expiry waits "
+        "for the exit and entry that deliver it (tscdeadline_spin_lat 673 against 30 "
+        "cycles); advance=auto is the answer",
     "linux preempt/auto: cyclictest avg at most 1.05x native (issue 24)":
-        "1.07x in all three runs (83-84 against 77-79 us): each wake-up takes ~1.4 TSC-deadline WRMSR "
-        "exits (235 added cycles each) and ~0.6 ICR-write exits (262), the dedicated "
-        "row's count, some 10 us; cheaper exits are issue 24.6's work",
+        "1.07x-1.09x (82.3 against 75.5 us on 5013a4a): each wake-up takes ~1.4 TSC-deadline "
+        "WRMSR exits (235 added cycles each), some 7 us",
+    "linux preempt/auto: cyclictest max at most 1.5x native (issue 24)":
+        "2.15x on 5013a4a: thread 0's max 715 us in boots 0 and 3 (the others 137-259), "
+        "1.05x before; the same boot run again (traced, alone and two at a time) read "
+        "134-218 us: one boot's thread max, as linux posted's",
+    "linux cyclictest: max with advance=auto at most 2x native":
+        "as linux preempt/auto's max: 715 us (2.15x) in two of six boots on 5013a4a, 349 "
+        "(1.05x) on f6fff9d",
     "linux posted: cyclictest avg at most 1.05x native-3cpu (issue 24)":
-        "1.12x, 1.12x and 1.13x (84-86 against 75-76 us): the same exits per wake-up as preempt/auto, "
-        "and the IPI of each posted expiry",
+        "1.12x-1.13x (84.7 against 75.6 us on 5013a4a): the same exits per wake-up as "
+        "preempt/auto, and the IPI of each posted expiry",
     "linux posted: cyclictest max at most 1.5x native-3cpu (issue 24)":
-        "3.98x (514 us, boot 1, thread 0), 0.74x and 1.07x: one boot's thread max. Traced, "
-        "a like 602 us max (preempt/off) had no timer delivered more than 200 us late; "
-        "CPU 0 ran REP string instructions of up to 32,236 iterations meanwhile "
-        "(cyclictest's start-up), which Bochs counts one cycle each; not proven the cause",
+        "1.58x on 5013a4a (265 us), 3.98x (514 us, boot 1, thread 0), 0.74x and 1.07x "
+        "before: one boot's thread max. Traced, a like 602 us max (preempt/off) had no "
+        "timer delivered more than 200 us late; CPU 0 ran REP string instructions of up to "
+        "32,236 iterations meanwhile (cyclictest's start-up), which Bochs counts one cycle "
+        "each; not proven the cause. Reruns of one boot differ (docs/testing.md)",
     "linux posted/hlt-guest: cyclictest max at most 1.5x native-3cpu (issue 24)":
-        "1.79x, 1.70x and 2.30x: as linux posted's max",
+        "4.42x on 5013a4a (742 us, boot 2, thread 0), 1.70x-2.30x before: as linux posted's max",
     "linux posted/hlt-guest: cyclictest avg at most 1.05x native-3cpu (issue 24)":
-        "1.20x, 1.22x and 1.22x (91-92 against 75-76 us): the dedicated row's exits per wake-up "
-        "(WRMSR 1.4, APIC write 0.6) and the IPI, as linux posted, and a halted vCPU's "
-        "wake-up in the guest",
+        "1.14x on 5013a4a (86.2 against 75.6 us; 1.20x-1.22x before its exits resumed at "
+        "once, 18b7223): ~1.4 WRMSR exits per wake-up and the IPI, as linux posted, and a "
+        "halted vCPU's wake-up in the guest",
+    "linux dedicated: cyclictest avg at most 1.05x native-dedicated (issue 24)":
+        "1.11x on 5013a4a (102.0 against 91.8 us): per wake-up on vCPU 1, 1.37 TSC-deadline "
+        "WRMSR exits and 0.63 LVTT writes (Linux's clockevent entering and leaving "
+        "oneshot-stopped on the tickless CPU), ~295 and ~253 cycles from exit to entry "
+        "(traced), ~12 us",
 }
 
 

@@ -96,10 +96,69 @@ bool vapic_apicv_usable(const struct guest *g, const char **why_not)
 	return !*why_not;
 }
 
+/* x2APIC MSRs in the bitmap: with APICv, reads of existing registers come
+ * from the virtual-APIC page, except TMCCT (derived) and ICR (the CPU
+ * would read its high half from the wrong offset); writes exit except
+ * TPR, EOI and SELF IPI, which the CPU virtualizes. */
+static void msr_bitmap_x2apic_build(uint8_t *bm, bool x2apic_apicv, bool vid)
+{
+	for (uint32_t msr = LAPIC_MSR_BASE; msr <= LAPIC_MSR_LAST; msr++) {
+		uint32_t off = LAPIC_OFF(msr);
+		bool exists = vlapic_x2apic_reg_exists(off);
+		bool rd = !x2apic_apicv || !exists || off == LAPIC_TMCCT || off == LAPIC_ICR_LO ||
+			  off == LAPIC_EOI || off == LAPIC_SELF_IPI;
+		/* EOI and SELF IPI are the CPU's only with virtual-interrupt
+		 * delivery; without it they would reach the real APIC. */
+		bool wr = !x2apic_apicv || !(off == LAPIC_TPR ||
+					     (vid && (off == LAPIC_EOI || off == LAPIC_SELF_IPI)));
+
+		msr_bitmap_set(bm, msr, rd, wr);
+	}
+}
+
+/* Where the x2APIC range's bits sit in an MSR bitmap: the read-low and
+ * write-low quarters (msr_bitmap_set()), one bit per MSR from 0x800. */
+#define X2APIC_RD_AT    (LAPIC_MSR_BASE / 8)
+#define X2APIC_WR_AT    (2048 + LAPIC_MSR_BASE / 8)
+_Static_assert(LAPIC_MSR_LAST - LAPIC_MSR_BASE + 1 == 8 * VAPIC_X2APIC_BITMAP_BYTES,
+	       "the x2APIC range's bits fill VAPIC_X2APIC_BITMAP_BYTES");
+
+/* The four patterns, once per guest (vapic_guest_init()): a vCPU's APIC
+ * mode change copies 64 bytes. Built bit by bit (256 MSRs, each
+ * vlapic_x2apic_reg_exists() and two bit updates) it cost ~17,000
+ * instructions at the entry after the change: the first IPI to a vCPU
+ * that had just entered x2APIC mode and halted came back 17,000 cycles
+ * late (smp_pingpong's x2APIC round trip max, make bench). */
+static void msr_bitmap_x2apic_patterns(struct guest *g)
+{
+	uint8_t *scratch = mem_alloc(PAGE_SIZE);
+
+	for (unsigned a = 0; a < 2; a++)
+		for (unsigned d = 0; d < 2; d++) {
+			uint8_t *bits = g->x2apic_msr_bits[a][d];
+
+			msr_bitmap_x2apic_build(scratch, a, d);
+			memcpy(bits, scratch + X2APIC_RD_AT, VAPIC_X2APIC_BITMAP_BYTES);
+			memcpy(bits + VAPIC_X2APIC_BITMAP_BYTES, scratch + X2APIC_WR_AT,
+			       VAPIC_X2APIC_BITMAP_BYTES);
+		}
+	mem_free(scratch, PAGE_SIZE);
+}
+
+static void msr_bitmap_x2apic(struct vcpu *v, bool x2apic_apicv, bool vid)
+{
+	const uint8_t *bits = v->guest->x2apic_msr_bits[x2apic_apicv][vid];
+
+	memcpy(v->msr_bitmap + X2APIC_RD_AT, bits, VAPIC_X2APIC_BITMAP_BYTES);
+	memcpy(v->msr_bitmap + X2APIC_WR_AT, bits + VAPIC_X2APIC_BITMAP_BYTES,
+	       VAPIC_X2APIC_BITMAP_BYTES);
+}
+
 void vapic_guest_init(struct guest *g)
 {
 	const char *why;
 
+	msr_bitmap_x2apic_patterns(g);
 	g->apic_access_gpa = ~0ull;
 	g->ept_pages_ram = g->ept.pages;
 	g->apicv = vapic_apicv_usable(g, &why);
@@ -116,25 +175,6 @@ void vapic_guest_destroy(struct guest *g)
 		mem_free(g->apic_access_page, PAGE_SIZE);
 }
 
-/* x2APIC MSRs in the bitmap: with APICv, reads of existing registers come
- * from the virtual-APIC page, except TMCCT (derived) and ICR (the CPU
- * would read its high half from the wrong offset); writes exit except
- * TPR, EOI and SELF IPI, which the CPU virtualizes. */
-static void msr_bitmap_x2apic(struct vcpu *v, bool x2apic_apicv, bool vid)
-{
-	for (uint32_t msr = LAPIC_MSR_BASE; msr <= LAPIC_MSR_LAST; msr++) {
-		uint32_t off = LAPIC_OFF(msr);
-		bool exists = vlapic_x2apic_reg_exists(off);
-		bool rd = !x2apic_apicv || !exists || off == LAPIC_TMCCT || off == LAPIC_ICR_LO ||
-			  off == LAPIC_EOI || off == LAPIC_SELF_IPI;
-		/* EOI and SELF IPI are the CPU's only with virtual-interrupt
-		 * delivery; without it they would reach the real APIC. */
-		bool wr = !x2apic_apicv || !(off == LAPIC_TPR ||
-					     (vid && (off == LAPIC_EOI || off == LAPIC_SELF_IPI)));
-
-		msr_bitmap_set(v->msr_bitmap, msr, rd, wr);
-	}
-}
 
 /*
  * One EPT serves all vCPUs of a guest, but each vCPU has its own APIC base

@@ -95,6 +95,7 @@ __noreturn void vmm_main(struct boot_info *bi)
 	platform_timer_init();
 	vmm_exit_init();
 	vcpu_timer_host_init();
+	vapic_host_init();
 	vapic_pi_host_init();
 	vcpu_calib_init();
 	timer_cpu_init(&this_cpu()->timer, 0, this_cpu()->apic_id);

@@ -4,9 +4,6 @@
 #ifndef VMM_VCPU_H
 #define VMM_VCPU_H
 
-/* The x2APIC MSRs (0x800-0x8ff) take a bit each in an MSR bitmap quarter. */
-#define VAPIC_X2APIC_BITMAP_BYTES 32u
-
 #include "vmm/host/options.h"
 #include "lapic/vlapic.h"
 #include "timer/advance.h"
@@ -144,9 +141,6 @@ struct guest {
 	struct vlapic_group lapics;     /* IPI routing between the vCPUs */
 	bool apicv;                     /* APIC virtualization in use */
 	void *apic_access_page;         /* APICv: what EPT maps at the APIC base */
-	/* The x2APIC range of a vCPU's MSR bitmap (vapic.c), by x2APIC mode
-	 * with APICv and by virtual-interrupt delivery: read, then write bits. */
-	uint8_t x2apic_msr_bits[2][2][2 * VAPIC_X2APIC_BITMAP_BYTES];
 	struct guest_devices dev;
 	struct spinlock lock;           /* guards ended/status */
 	struct spinlock ept_lock;       /* EPT changes after start (APIC page) */

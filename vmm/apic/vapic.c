@@ -120,45 +120,45 @@ static void msr_bitmap_x2apic_build(uint8_t *bm, bool x2apic_apicv, bool vid)
  * write-low quarters (msr_bitmap_set()), one bit per MSR from 0x800. */
 #define X2APIC_RD_AT    (LAPIC_MSR_BASE / 8)
 #define X2APIC_WR_AT    (2048 + LAPIC_MSR_BASE / 8)
-_Static_assert(LAPIC_MSR_LAST - LAPIC_MSR_BASE + 1 == 8 * VAPIC_X2APIC_BITMAP_BYTES,
-	       "the x2APIC range's bits fill VAPIC_X2APIC_BITMAP_BYTES");
+#define X2APIC_BYTES    ((LAPIC_MSR_LAST - LAPIC_MSR_BASE + 1) / 8)
 
-/* The four patterns, once per guest (vapic_guest_init()): a vCPU's APIC
- * mode change copies 64 bytes. Built bit by bit (256 MSRs, each
- * vlapic_x2apic_reg_exists() and two bit updates) it cost ~17,000
- * instructions at the entry after the change: the first IPI to a vCPU
- * that had just entered x2APIC mode and halted came back 17,000 cycles
- * late (smp_pingpong's x2APIC round trip max, make bench). */
-static void msr_bitmap_x2apic_patterns(struct guest *g)
+/* The x2APIC range of an MSR bitmap, by x2APIC mode with APICv and by
+ * virtual-interrupt delivery: its read bits, then its write bits. Built
+ * once at boot (vapic_host_init()): a vCPU's APIC mode change copies 64
+ * bytes. Built bit by bit (256 MSRs, each vlapic_x2apic_reg_exists() and
+ * two bit updates) it cost ~17,000 instructions at the entry after the
+ * change: the first IPI to a vCPU that had just entered x2APIC mode and
+ * halted came back 17,000 cycles late (smp_pingpong's x2APIC round trip
+ * max, make bench). */
+static uint8_t x2apic_msr_bits[2][2][2 * X2APIC_BYTES];
+
+void vapic_host_init(void)
 {
 	uint8_t *scratch = mem_alloc(PAGE_SIZE);
 
 	for (unsigned a = 0; a < 2; a++)
 		for (unsigned d = 0; d < 2; d++) {
-			uint8_t *bits = g->x2apic_msr_bits[a][d];
+			uint8_t *bits = x2apic_msr_bits[a][d];
 
 			msr_bitmap_x2apic_build(scratch, a, d);
-			memcpy(bits, scratch + X2APIC_RD_AT, VAPIC_X2APIC_BITMAP_BYTES);
-			memcpy(bits + VAPIC_X2APIC_BITMAP_BYTES, scratch + X2APIC_WR_AT,
-			       VAPIC_X2APIC_BITMAP_BYTES);
+			memcpy(bits, scratch + X2APIC_RD_AT, X2APIC_BYTES);
+			memcpy(bits + X2APIC_BYTES, scratch + X2APIC_WR_AT, X2APIC_BYTES);
 		}
 	mem_free(scratch, PAGE_SIZE);
 }
 
 static void msr_bitmap_x2apic(struct vcpu *v, bool x2apic_apicv, bool vid)
 {
-	const uint8_t *bits = v->guest->x2apic_msr_bits[x2apic_apicv][vid];
+	const uint8_t *bits = x2apic_msr_bits[x2apic_apicv][vid];
 
-	memcpy(v->msr_bitmap + X2APIC_RD_AT, bits, VAPIC_X2APIC_BITMAP_BYTES);
-	memcpy(v->msr_bitmap + X2APIC_WR_AT, bits + VAPIC_X2APIC_BITMAP_BYTES,
-	       VAPIC_X2APIC_BITMAP_BYTES);
+	memcpy(v->msr_bitmap + X2APIC_RD_AT, bits, X2APIC_BYTES);
+	memcpy(v->msr_bitmap + X2APIC_WR_AT, bits + X2APIC_BYTES, X2APIC_BYTES);
 }
 
 void vapic_guest_init(struct guest *g)
 {
 	const char *why;
 
-	msr_bitmap_x2apic_patterns(g);
 	g->apic_access_gpa = ~0ull;
 	g->ept_pages_ram = g->ept.pages;
 	g->apicv = vapic_apicv_usable(g, &why);

@@ -114,6 +114,9 @@ static inline bool vapic_pi_idle(const struct vcpu *v)
 void vapic_pi_take_notification(struct vcpu *v);
 /* Registers the host handler of the notification vector (once, at boot). */
 void vapic_pi_host_init(void);
+/* The x2APIC MSR bitmap patterns of vapic.c (once, at boot, before any
+ * vCPU). */
+void vapic_host_init(void);
 
 /* TV_HC_INFO's flags (RCX; vmm/exit/hypercall.h has the other calls):
  * APICv in use, timer backend, x2APIC offered. */

@@ -115,7 +115,7 @@ static int set_base(struct vlapic *l, uint64_t val)
 		enter_x2apic(l);
 	else if (to == VLAPIC_XAPIC && from == VLAPIC_DISABLED)
 		vlapic_set(l, LAPIC_ID, id_reg(l, VLAPIC_XAPIC));
-	if (to != from)
+	if (to != from && to != VLAPIC_DISABLED)        /* vlapic_reset() did it then */
 		vlapic_group_changed(l->group);
 	if (l->ops->mode_changed)
 		l->ops->mode_changed(l);

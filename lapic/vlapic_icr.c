@@ -228,7 +228,6 @@ static void group_lock(struct vlapic_group *g)
 void vlapic_group_changed(struct vlapic_group *g)
 {
 	uint8_t one[256] = { 0 };
-	bool shared[256] = { false };
 
 	group_lock(g);
 	for (uint32_t i = 0; i < g->n; i++) {
@@ -238,12 +237,10 @@ void vlapic_group_changed(struct vlapic_group *g)
 		if (!m || vlapic_mode(m) == VLAPIC_DISABLED)
 			continue;
 		id = vlapic_get(m, LAPIC_ID) >> 24;
-		if (one[id])
-			shared[id] = true;
-		one[id] = (uint8_t)(i + 1);
+		one[id] = one[id] ? VLAPIC_XAPIC_SHARED : (uint8_t)(i + 1);
 	}
 	for (uint32_t id = 0; id < 256; id++)
-		WRITE_ONCE(g->xapic_one[id], shared[id] ? VLAPIC_XAPIC_SHARED : one[id]);
+		WRITE_ONCE(g->xapic_one[id], one[id]);
 	__atomic_store_n(&g->lock, 0, __ATOMIC_RELEASE);
 }
 

@@ -166,7 +166,8 @@ def bochsrc(img, workdir, cpus, megs, is_30, model, native=False, msrs=None, thr
         f"vgaromimage: file={VGABIOS}",
         # ips fixes the TSC rate (1 tick per instruction at 50 MHz) and
         # sync=none with a fixed time0 makes time instruction-driven (runs
-        # repeat, but not always to the cycle: docs/testing.md).
+        # repeat to the instruction with scripts/bochs-patches/0011 and
+        # 0013: docs/testing.md).
         # threads > 1: one package of cpus/threads cores (Bochs's
         # count=processors:cores:threads; APIC IDs are the CPU indices).
         # quantum: how far (instructions) one CPU may run ahead of another

@@ -78,7 +78,7 @@ DEDICATED_VCPU = 1
 # (vmm/apic/vcpu_timer.c): an exit per millisecond of the ~45 s boot.
 # So each dedicated boot has a twin that differs only in cyclictest's loop
 # count (the same length of command line, the same padding): Bochs repeats
-# a boot (all but its odd late divergence: docs/testing.md), so the
+# a boot to the instruction (docs/testing.md), so the
 # difference of the two is what the extra wake-ups cost.
 BASE_LOOPS = ("-l,2000,", "-l,0001,")
 # timer=posted needs a CPU that runs no vCPU (DESIGN.md, "Exitless

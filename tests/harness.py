@@ -26,6 +26,7 @@ import concurrent.futures
 import glob
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -430,6 +431,12 @@ def run_suite(build, suite):
         tables = [compile_acpi(t, work) for t in getattr(suite, "acpi_tables", ())]
     except (subprocess.CalledProcessError, OSError) as e:
         return suite, None, f"harness: cannot compile the suite's ACPI table: {e}\n", work, 0.0
+    if getattr(suite, "repeat", False):
+        # suites.RepeatSuite: the same image booted a second time, copied
+        # before the first boot (OVMF may write to the ESP).
+        again = os.path.join(work, "again")
+        os.makedirs(again, exist_ok=True)
+        shutil.copy(img, os.path.join(again, "esp.img"))
     status, serial, _ = emu.run(img, suite.emu, cpus=suite.cpus, megs=suite.megs,
                                 timeout=suite.timeout, workdir=work, quiet=True,
                                 model=suite.model, machine=getattr(suite, "machine", "q35"),
@@ -438,6 +445,11 @@ def run_suite(build, suite):
                                 screendump_after=getattr(suite, "screendump_after", None),
                                 acpi_tables=tables, msrs=suite_msrs(suite),
                                 threads=suite.threads)
+    if getattr(suite, "repeat", False):
+        suite.again = emu.run(os.path.join(again, "esp.img"), suite.emu, cpus=suite.cpus,
+                              megs=suite.megs, timeout=suite.timeout, workdir=again,
+                              quiet=True, model=suite.model, msrs=suite_msrs(suite),
+                              threads=suite.threads)[1]
     return suite, status, serial, work, time.monotonic() - t0
 
 

@@ -160,6 +160,42 @@ class MinPass(unittest.TestCase):
         self.assertEqual(outcomes(ev), [("check", False)])
 
 
+class Repeat(unittest.TestCase):
+    """suites.repeat_checks: a suite booted twice (linux-2cpu) passes only
+    when the second boot printed the first one's serial log exactly."""
+
+    LOG = "".join(f"line {i}\n" for i in range(20))
+
+    def verdict(self, again):
+        suite = suites.Suite("x", "")
+        if again is not None:
+            suite.again = again
+        return list(suites.repeat_checks(suite, self.LOG))
+
+    def test_identical_passes(self):
+        [(ok, _, detail)] = self.verdict(self.LOG)
+        self.assertTrue(ok, detail)
+
+    def test_a_changed_line_fails_and_is_named(self):
+        [(ok, _, detail)] = self.verdict(self.LOG.replace("line 7\n", "line 7 \n"))
+        self.assertFalse(ok)
+        self.assertIn("line 8 differs", detail)
+
+    def test_a_shorter_second_boot_fails(self):
+        [(ok, _, detail)] = self.verdict(self.LOG[:-len("line 19\n")])
+        self.assertFalse(ok)
+        self.assertIn("line 20 differs", detail)
+
+    def test_no_second_boot_fails(self):
+        [(ok, _, detail)] = self.verdict(None)
+        self.assertFalse(ok)
+        self.assertEqual(detail, "no second boot")
+
+    def test_linux_2cpu_repeats(self):
+        [s] = [s for s in suites.SUITES if s.name == "linux-2cpu"]
+        self.assertTrue(s.repeat)
+
+
 class Loader(unittest.TestCase):
     def test_missing_min_pass_is_an_error(self):
         with self.assertRaisesRegex(guestcfg.ConfigError, r"\[t\]: no min_pass"):

@@ -521,6 +521,17 @@ class BenchDedicated(unittest.TestCase):
         self.assertEqual(long.replace("-l,2000,", "-l,0001,"), twin)
         self.assertIn("-l,2000,", long)
 
+    def test_threads_start_aligned(self):
+        """Every cyclictest of the bench and of make test starts its
+        threads aligned (-A 0): none measures while the main thread still
+        creates another on its CPU (the thread-0 spikes of issue 24.1), and
+        /init's own default does the same."""
+        for name in ("native", "preempt/auto", "dedicated", "native-dedicated"):
+            self.assertIn(",-A,0,", "," + bench_linux._cyclictest(name) + ",")
+        self.assertIn(",-A,0,", linux_guest.CYCLICTEST)
+        init = open(os.path.join(ROOT, "guest-tests", "linux", "init")).read()
+        self.assertIn("-a -A 0 -i 1000", init)
+
     def test_dedicated_command_line(self):
         """One thread pinned to CPU 1, that CPU isolated, tickless and
         without RCU callbacks; the repeatable-boot words too."""

@@ -18,7 +18,10 @@ console output) in every repeat. A change anywhere in the boot path moves
 that phase, and one thread's average jumps between modes some 60 us apart
 (2026-12-03: one build gave thread averages from 88 to 177 us over six
 paddings; natively five of six padded boots sat near 137 us, one near 88). So each run pads the command line differently
-(`linuxguest.pad=`, which nothing reads: it only shifts the phase), two
+(`linuxguest.pad=`, which nothing reads: it only moves the boot), and
+cyclictest starts at a phase of its own against the kernel's tick grid
+(PHASES: `--secaligned=US`, the same per run in every configuration,
+native too, so that each row samples the same phases), two
 boots run at a time, and a row pools its runs: the smallest min, the mean
 of the threads' averages, the largest max, each run's averages and maxima
 beside. Every kernel gets linux_guest.REPEATABLE (nokaslr and friends), so
@@ -126,10 +129,24 @@ def _kernel(name):
     return " ".join(w for w in (linux_guest.REPEATABLE, KERNEL_ARGS.get(name)) if w)
 
 
-def _cyclictest(name, base=False):
-    """cyclictest's options for configuration name's boots; base: its twin
-    of one loop (BASE_LOOPS)."""
+# cyclictest's start per run: --secaligned=US starts every thread (after
+# all are created, as -A) at the next whole second of CLOCK_MONOTONIC plus
+# US. The kernel's tick falls on multiples of its period (4 ms, HZ=250:
+# tick_init_jiffy_update() aligns it), so US fixes where the 1 ms wake-ups
+# fall against the tick; thread 1 (1.5 ms) repeats every 500 us of phase.
+# Six runs take six evenly spaced phases of the 1 ms period. With -A 0 the
+# phase was wherever the boot left it: a boot in a worse one raised both
+# threads' averages by some 15 us (make bench on dc3c778: one or two boots
+# of six per row, natively too), so rows compared by their averages
+# sampled different phases (issue 24.1).
+PHASES = (0, 167, 333, 500, 667, 833)
+
+
+def _cyclictest(name, base=False, run=0):
+    """cyclictest's options for configuration name's boot `run`; base: its
+    twin of one loop (BASE_LOOPS)."""
     args = CYCLICTEST_ARGS.get(name, linux_guest.CYCLICTEST)
+    args = args.replace(",-A,0,", f",--secaligned={PHASES[run % len(PHASES)]},")
     return args.replace(*BASE_LOOPS) if base else args
 
 
@@ -141,7 +158,7 @@ def _run_tickvisor(build, out, name, opts, run=0, base=False):
     os.makedirs(work, exist_ok=True)
     line = guestcfg.guest_line("linux", "vmlinuz", GUEST_MEM, CPUS, 300,
                                linux_guest.cmdline(CPUS, "lapic-deadline", kernel=_kernel(name),
-                                                   cyclictest=_cyclictest(name, base)) +
+                                                   cyclictest=_cyclictest(name, base, run)) +
                                _pad(run),
                                f"module=guests/initrd.gz {opts}")
     img = emu.esp_with_config(os.path.join(build, "esp.img"), os.path.join(work, "esp.img"),
@@ -165,7 +182,7 @@ def _run_native(out, tsc_hz, run=0, name="native"):
     os.makedirs(work, exist_ok=True)
     iso = linux_guest.native_iso(kernel, initrd,
                                  linux_guest.native_cmdline(CPUS, tsc_hz, "lapic-deadline",
-                                                            _kernel(name), _cyclictest(name))
+                                                            _kernel(name), _cyclictest(name, run=run))
                                  + _pad(run),
                                  os.path.join(work, "linux.iso"))
     msrs = linux_guest.bochs_msrs(os.path.join(work, "msrs.def"))
@@ -455,7 +472,8 @@ def dedicated_md(linux):
     v = DEDICATED_VCPU
     lines = ["", "### Dedicated CPU (seed 002, issue 24.5)", "",
              f"`{_kernel('dedicated')}`, `cyclictest "
-             f"{CYCLICTEST_ARGS['dedicated'].replace(',', ' ')}`, "
+             f"{_cyclictest('dedicated').replace(',', ' ')}` (boot N: "
+             "`--secaligned=PHASES[N]`), "
              f"`{dict((n, o) for n, o, _ in CONFIGS)['dedicated']}`. vCPU {v}'s VM exits per "
              "cyclictest wake-up: the boot's count less that of its twin, whose cyclictest "
              f"makes one loop (`{BASE_LOOPS[1].strip(',').replace(',', ' ')}`), over the "
@@ -479,13 +497,14 @@ def dedicated_md(linux):
 def report_md(linux):
     lines = ["## Linux guest: cyclictest (issue 14)", "",
              "Debian's cloud kernel on 2 CPUs, `cyclictest " +
-             linux_guest.CYCLICTEST.replace(",", " ") + "` from the initramfs of "
+             _cyclictest("native").replace(",", " ") + "` from the initramfs of "
              "`scripts/linux-guest.py`; microseconds of the guest's clock (in Bochs one "
              "microsecond is 50 instructions). Natively: GRUB with legacy BIOS in the same "
              "Bochs machine, the kernel told the TSC rate tickvisor measured "
              f"(`tsc_early_khz={linux['tsc_hz'] // 1000}`). {linux.get('runs', 1)} boots "
-             "per configuration, each command line padded differently (the phase of the "
-             "1 ms wake-ups moves with it); pooled: the smallest min, the mean of the "
+             "per configuration, each command line padded differently, boot N's cyclictest "
+             f"started at `--secaligned=` {', '.join(map(str, PHASES))} us (the phase of its "
+             "1 ms wake-ups against the kernel's tick, the same per boot in every row); pooled: the smallest min, the mean of the "
              "threads' averages, the largest max. Every kernel also gets "
              f"`{linux_guest.REPEATABLE}` (repeatable boots, issue 24.1). Each row's ratio is "
              "to the native row of its machine: 3-CPU rows (a housekeeper beside the 2 "

@@ -526,11 +526,25 @@ class BenchDedicated(unittest.TestCase):
         threads aligned (-A 0): none measures while the main thread still
         creates another on its CPU (the thread-0 spikes of issue 24.1), and
         /init's own default does the same."""
-        for name in ("native", "preempt/auto", "dedicated", "native-dedicated"):
-            self.assertIn(",-A,0,", "," + bench_linux._cyclictest(name) + ",")
         self.assertIn(",-A,0,", linux_guest.CYCLICTEST)
         init = open(os.path.join(ROOT, "guest-tests", "linux", "init")).read()
         self.assertIn("-a -A 0 -i 1000", init)
+
+    def test_bench_phases_per_boot(self):
+        """make bench starts boot N's threads aligned at PHASES[N] past a
+        whole second, the same in every row (native too), six phases evenly
+        spaced over the 1 ms period; a dedicated boot's twin has its phase
+        and the same length."""
+        self.assertEqual(len(bench_linux.PHASES), 6)
+        self.assertEqual(sorted(set(bench_linux.PHASES)), list(bench_linux.PHASES))
+        self.assertTrue(all(0 <= p < 1000 for p in bench_linux.PHASES))
+        for run, phase in enumerate(bench_linux.PHASES):
+            for name in ("native", "preempt/auto", "posted", "dedicated", "native-dedicated"):
+                args = "," + bench_linux._cyclictest(name, run=run) + ","
+                self.assertIn(f",--secaligned={phase},", args)
+                self.assertNotIn(",-A,", args)
+            long, twin = (bench_linux._cyclictest("dedicated", b, run) for b in (False, True))
+            self.assertEqual(len(long), len(twin))
 
     def test_dedicated_command_line(self):
         """One thread pinned to CPU 1, that CPU isolated, tickless and

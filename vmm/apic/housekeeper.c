@@ -353,11 +353,11 @@ static uint64_t expire(struct housekeeper *hk, struct vcpu *v)
  * dry, timed: the steps of fire() and expire() from the end of the spin
  * that every delivery runs - the lock, the claim (on a queue of its own),
  * vlapic_timer_fire() with its vlapic_accept() - on a dry vlapic whose
- * TSC-deadline timer is due, whose post is vapic_pi_post() less its checks
- * (to a scratch descriptor, the notification to this CPU, where
- * vapic_pi_irq() only EOIs it); the fastest of LEAD_SEED_RUNS. A delivery
- * runs all of that and more (the claimed node's vCPU, vapic_pi_post()'s
- * checks), so it costs at least as much and no IPI leaves before its
+ * TSC-deadline timer is due, whose post is vapic_pi_post() with its checks
+ * by a dry vCPU on this CPU (vapic_pi_post_dry(): the notification comes
+ * here, where vapic_pi_irq() only EOIs it); the fastest of LEAD_SEED_RUNS.
+ * A delivery runs all of that and more (the claimed node's vCPU, its
+ * LVTT's mask), so it costs at least as much and no IPI leaves before its
  * target; the first delivery seen replaces the seed (lead_observe():
  * lead_known stays false until then). The advance tuner's observation
  * runs after the delivery (fire()), off the path the lead covers: inside
@@ -376,11 +376,11 @@ static uint64_t lead_seed(struct housekeeper *hk)
 	struct vlapic *dry = mem_alloc_aligned(sizeof(*dry), PAGE_SIZE);
 	struct tqueue *q = mem_alloc(sizeof(*q));
 	struct tqueue_node *n = mem_alloc(sizeof(*n));
-	uint8_t *desc = mem_alloc_aligned(VAPIC_PI_DESC_SIZE, VAPIC_PI_DESC_SIZE);
+	struct vcpu *owner = vapic_pi_dry_new();
 	uint64_t best = ~0ull;
 
 	dry->ops = &dry_ops;
-	dry->owner = desc;
+	dry->owner = owner;
 	dry->base_msr = APIC_BASE_EN;
 	vlapic_set(dry, LAPIC_SVR, LAPIC_SVR_ENABLE | 0xffu);
 	vlapic_set(dry, LAPIC_LVT_TIMER, VEC_POSTED |
@@ -390,7 +390,7 @@ static uint64_t lead_seed(struct housekeeper *hk)
 		struct tqueue_ticket t;
 		uint64_t now = rdtsc(), start, done;
 
-		memset(desc, 0, VAPIC_PI_DESC_SIZE);
+		vapic_pi_clear(owner);
 		vtimer_start_deadline(&dry->timer, now, now);
 		tqueue_set(q, n, now);
 		t = tqueue_peek(q);
@@ -406,7 +406,7 @@ static uint64_t lead_seed(struct housekeeper *hk)
 		}
 		spin_unlock(&hk->lock);
 	}
-	mem_free(desc, VAPIC_PI_DESC_SIZE);
+	vapic_pi_dry_free(owner);
 	mem_free(n, sizeof(*n));
 	mem_free(q, sizeof(*q));
 	mem_free(dry, sizeof(*dry));

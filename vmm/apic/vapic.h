@@ -93,9 +93,11 @@ void vapic_pi_enable(struct vcpu *v, bool on);
 bool vapic_pi_post(struct vlapic *l, uint8_t vec);
 /* The size (and alignment) of a posted-interrupt descriptor. */
 #define VAPIC_PI_DESC_SIZE 64u
-/* The same post to a scratch descriptor of VAPIC_PI_DESC_SIZE (l->owner),
- * notifying this CPU: for timing it (housekeeper.c). */
+/* The same post, its checks included, by the dry vCPU l->owner of
+ * vapic_pi_dry_new(), notifying this CPU: for timing it (housekeeper.c). */
 bool vapic_pi_post_dry(struct vlapic *l, uint8_t vec);
+struct vcpu *vapic_pi_dry_new(void);
+void vapic_pi_dry_free(struct vcpu *v);
 /* Folds posted requests into IRR (before entry, while halted) after a
  * notification the CPU took in root mode, or when posting is off. */
 void vapic_pi_sync(struct vcpu *v);

@@ -72,6 +72,19 @@ void vapic_pi_enable(struct vcpu *v, bool on)
 	WRITE_ONCE(v->pi_on, on);       /* what other CPUs look at */
 }
 
+/* The post itself, shared by vapic_pi_post() and its dry run: PIR, ON,
+ * and the notification to p - one per batch: whoever sets ON sends it.
+ * Inlined into each, so vapic_pi_post()'s code is what it was alone. */
+static inline __attribute__((always_inline)) bool
+pi_post_to(struct vcpu *v, const struct pcpu *p, uint8_t vec)
+{
+	__atomic_fetch_or(&v->pi->pir[vec / 64], BIT(vec % 64), __ATOMIC_RELEASE);
+	if (unlikely(__atomic_fetch_or(&v->pi->ctl, PI_ON, __ATOMIC_ACQ_REL) & PI_ON))
+		return true;
+	apic_send_ipi(p->apic_id, VEC_POSTED);
+	return true;
+}
+
 /* The vlapic's ops->post itself (vapic.c), no wrapper: it is on the path
  * of every IPI between vCPUs, before the notification. */
 bool vapic_pi_post(struct vlapic *l, uint8_t vec)
@@ -81,26 +94,41 @@ bool vapic_pi_post(struct vlapic *l, uint8_t vec)
 
 	if (!READ_ONCE(v->pi_on) || !p || p == this_cpu())
 		return false;
-	__atomic_fetch_or(&v->pi->pir[vec / 64], BIT(vec % 64), __ATOMIC_RELEASE);
-	/* One notification per batch: whoever sets ON sends it. */
-	if (unlikely(__atomic_fetch_or(&v->pi->ctl, PI_ON, __ATOMIC_ACQ_REL) & PI_ON))
-		return true;
-	apic_send_ipi(p->apic_id, VEC_POSTED);
-	return true;
+	return pi_post_to(v, p, vec);
 }
 
 /* For the housekeeper's first lead (housekeeper.c, lead_seed()): the
- * post vapic_pi_post() makes - PIR, ON, the notification - less its
- * checks, to the scratch descriptor l->owner, notifying this CPU. */
+ * post vapic_pi_post() makes, its checks included, by the dry vCPU
+ * l->owner of vapic_pi_dry_new() - on this CPU, so the last check is
+ * turned around and the notification comes here, where vapic_pi_irq()
+ * only EOIs it. */
 bool vapic_pi_post_dry(struct vlapic *l, uint8_t vec)
 {
-	struct pi_desc *d = l->owner;
+	struct vcpu *v = l->owner;
+	struct pcpu *p = cpus[v->cpu];
 
-	__atomic_fetch_or(&d->pir[vec / 64], BIT(vec % 64), __ATOMIC_RELEASE);
-	if (unlikely(__atomic_fetch_or(&d->ctl, PI_ON, __ATOMIC_ACQ_REL) & PI_ON))
-		return true;
-	apic_send_ipi(this_cpu()->apic_id, VEC_POSTED);
-	return true;
+	if (!READ_ONCE(v->pi_on) || !p || p != this_cpu())
+		return false;
+	return pi_post_to(v, p, vec);
+}
+
+/* lead_seed()'s dry vCPU: on this CPU, posting on, a descriptor of its
+ * own (vapic_pi_clear() empties it between runs); nothing else of it is
+ * set or read. */
+struct vcpu *vapic_pi_dry_new(void)
+{
+	struct vcpu *v = mem_alloc(sizeof(*v));
+
+	v->cpu = this_cpu()->index;
+	v->pi = mem_alloc(sizeof(*v->pi));
+	v->pi_on = true;
+	return v;
+}
+
+void vapic_pi_dry_free(struct vcpu *v)
+{
+	mem_free(v->pi, sizeof(*v->pi));
+	mem_free(v, sizeof(*v));
 }
 
 bool vapic_pi_pending(const struct vcpu *v)

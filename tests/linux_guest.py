@@ -67,8 +67,25 @@ def native_cmdline(cpus, tsc_hz, clockevent=None, kernel="", cyclictest=CYCLICTE
     ticks at `ips` (PLATFORM.md): Linux would trust CPUID and keep time 70
     times too slow. tsc_early_khz skips that and Linux refines the TSC
     rate against the HPET, as tickvisor's guests get it from CPUID. No
-    panic=-1: a native reboot would start GRUB again."""
-    return cmdline(cpus, clockevent, f"tsc_early_khz={tsc_hz // 1000}", kernel, cyclictest)
+    panic=-1: a native reboot would start GRUB again. NATIVE_IDLE: idle
+    with HLT, as tickvisor's guests do (it hides MONITOR/MWAIT)."""
+    return cmdline(cpus, clockevent, f"tsc_early_khz={tsc_hz // 1000} {NATIVE_IDLE}", kernel,
+                   cyclictest)
+
+
+# tickvisor hides MONITOR/MWAIT from its guests (CPUID.1:ECX bit 3,
+# vmm/exit/exit_cpuid.c), so the guest kernel idles with HLT; natively
+# Bochs's Skylake-X offers it and Linux idled with MWAIT ("process: using
+# mwait in idle threads"), woken by a store to the monitored line where
+# the guest is woken by an IPI. Not like for like, and under Bochs not
+# reliable either: two native-dedicated boots of make bench (d70e0be,
+# boots 4 and 5) hung 8.3 s in, stop_machine's migration/0 waiting for CPU
+# 1, which sat in MWAIT from 19.2 s of Bochs's clock with no interrupt
+# and no wake-up after one last store-woken pass (traced: its H lines say
+# MWAIT, and no I or W line follows). idle=halt makes the native kernel
+# idle with HLT (kernel-parameters.txt: "Halt is forced to be used for
+# CPU idle"); a second clearcpuid= beside REPEATABLE's would not be read.
+NATIVE_IDLE = "idle=halt"
 
 
 # Bochs's Skylake-X (model 0x55 stepping 4) has no IA32_BIOS_SIGN_ID, so a

@@ -521,6 +521,16 @@ class BenchDedicated(unittest.TestCase):
         self.assertEqual(long.replace("-l,2000,", "-l,0001,"), twin)
         self.assertIn("-l,2000,", long)
 
+    def test_native_idles_as_the_guest(self):
+        """The native kernel idles with HLT, as tickvisor's guests do, to
+        whom it hides MONITOR/MWAIT (CPUID.1:ECX bit 3 dropped in
+        vmm/exit/exit_cpuid.c)."""
+        words = linux_guest.native_cmdline(2, 50000000, "lapic-deadline").split()
+        self.assertIn("idle=halt", words)
+        self.assertIn("tsc_early_khz=50000", words)
+        src = open(os.path.join(ROOT, "vmm", "exit", "exit_cpuid.c")).read()
+        self.assertIn("CPUID_1_ECX_MONITOR", src)
+
     def test_threads_start_aligned(self):
         """Every cyclictest of the bench and of make test starts its
         threads aligned (-A 0): none measures while the main thread still

@@ -30,15 +30,6 @@ KNOWN_MISSES = {
     # flatters a path that two CPUs share, and the Linux rows' averages no
     # longer sit in modes (thread averages within a few us), so these are
     # tickvisor's costs, not noise.
-    "cold/posted: cold_periodic_lat max at most 2x native max":
-        "78-81 against 37 cycles (2.11-2.19x), the first tick alone (p99 38-40). The lead "
-        "is timed from the spin's end to vlapic_timer_fire()'s return, the IPI a few "
-        "instructions before it; the dry-run seed lacks vapic_pi_post()'s checks. Sharing "
-        "the post body with the seed (7e2541a) brought it to 45-54 but the steady TSC-deadline "
-        "p50 up 3 (reverted); per-kind leads seeded per kind were tried on 5013a4a and dropped: "
-        "the guest's calibration ticks (periodic, while it reads TMCCT) cost 341 cycles "
-        "against 209 later, so a periodic lead learned there made the first measured ticks "
-        "84-93 cycles early",
     "linux preempt/off: cyclictest avg at most 1.05x native (issue 24)":
         "1.25x-1.28x (95.5 against 75.5 us on 5013a4a): without an advance each expiry waits "
         "for the exit and entry that deliver it (tscdeadline_spin_lat 673 against 30 "

@@ -35,25 +35,22 @@ KNOWN_MISSES = {
         "for the exit and entry that deliver it (tscdeadline_spin_lat 673 against 30 "
         "cycles); advance=auto is the answer",
     "linux preempt/auto: cyclictest avg at most 1.05x native (issue 24)":
-        "1.07x-1.09x (82.3 against 75.5 us on 5013a4a), 1.11x on dc3c778 (85.4 against 76.8, "
-        "one boot of six in a worse phase against the tick: as the native + 10% goal): each "
-        "wake-up takes ~1.4 TSC-deadline WRMSR exits (235 added cycles each), some 7 us",
-    "linux cyclictest: avg with advance=auto at most native + 10%":
-        "1.11x on dc3c778 (85.4 against 76.8 us), 1.06x-1.09x on 880a431 and 5013a4a: the "
-        "~1.4 WRMSR exits per wake-up of linux preempt/auto's avg, and one boot of six in a "
-        "worse phase against the 4 ms tick (boot 2: 98/96 us against 82-85 in the others; "
-        "natively boot 5, 85/83 against 72-77): six boots sample the phase coarsely",
+        "1.10x on a1f9b0f (84.8 against 77.2 us; the same six phases against the tick in "
+        "every row), 1.07x-1.09x before: each wake-up takes ~1.4 TSC-deadline WRMSR exits "
+        "(235 added cycles each), some 7 us",
     "linux posted: cyclictest avg at most 1.05x native-3cpu (issue 24)":
-        "1.12x-1.13x (84.7 against 75.6 us on 5013a4a): the same exits per wake-up as "
+        "1.14x on a1f9b0f (87.7 against 77.1 us), 1.12x-1.13x before: the same exits per "
+        "wake-up as "
         "preempt/auto, and the IPI of each posted expiry",
     "linux posted/hlt-guest: cyclictest avg at most 1.05x native-3cpu (issue 24)":
-        "1.20x on dc3c778 (91.5 against 76.5 us: boots 1 and 3 at 95-101 us in a worse phase "
-        "against the tick, the other four 87-90, 1.15x), 1.14x on 5013a4a (1.20x-1.22x "
-        "before its exits resumed at once, 18b7223): ~1.4 WRMSR exits per wake-up and the "
-        "IPI, as linux posted, and a halted vCPU's wake-up in the guest",
+        "1.17x on a1f9b0f (90.3 against 77.1 us), 1.14x-1.20x before (1.20x-1.22x before "
+        "its exits resumed at once, 18b7223): ~1.4 WRMSR exits per wake-up and the IPI, as "
+        "linux posted, and a halted vCPU's wake-up in the guest",
     "linux dedicated: cyclictest avg at most 1.05x native-dedicated (issue 24)":
-        "1.11x on 5013a4a (102.0 against 91.8 us): per wake-up on vCPU 1, 1.37 TSC-deadline "
-        "WRMSR exits and 0.63 LVTT writes (Linux's clockevent entering and leaving "
+        "1.11x on a1f9b0f (103.2 against 93.2 us) and 5013a4a: per wake-up on vCPU 1, 1.37 "
+        "TSC-deadline "
+        "WRMSR exits and 0.13 or 1.38 LVTT writes by the boot's phase (0.63 on 5013a4a; "
+        "Linux's clockevent entering and leaving "
         "oneshot-stopped on the tickless CPU), ~295 and ~253 cycles from exit to entry "
         "(traced), ~12 us",
 }

@@ -432,8 +432,9 @@ def run_suite(build, suite):
     except (subprocess.CalledProcessError, OSError) as e:
         return suite, None, f"harness: cannot compile the suite's ACPI table: {e}\n", work, 0.0
     if getattr(suite, "repeat", False):
-        # suites.RepeatSuite: the same image booted a second time, copied
-        # before the first boot (OVMF may write to the ESP).
+        # suites.repeat_checks (linux-2cpu): the same image booted a second
+        # time in Bochs, whose runs repeat to the instruction, copied before
+        # the first boot (OVMF may write to the ESP).
         again = os.path.join(work, "again")
         os.makedirs(again, exist_ok=True)
         shutil.copy(img, os.path.join(again, "esp.img"))

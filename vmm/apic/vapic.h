@@ -91,8 +91,6 @@ void vapic_pi_enable(struct vcpu *v, bool on);
  * (true), or false when the vCPU takes no posted interrupt now (not
  * running elsewhere with posting on): set IRR and notify instead. */
 bool vapic_pi_post(struct vlapic *l, uint8_t vec);
-/* The size (and alignment) of a posted-interrupt descriptor. */
-#define VAPIC_PI_DESC_SIZE 64u
 /* The same post, its checks included, by the dry vCPU l->owner of
  * vapic_pi_dry_new(), notifying this CPU: for timing it (housekeeper.c). */
 bool vapic_pi_post_dry(struct vlapic *l, uint8_t vec);

@@ -34,7 +34,7 @@ struct pi_desc {
 	uint64_t reserved[3];
 } __aligned(64);
 
-_Static_assert(sizeof(struct pi_desc) == VAPIC_PI_DESC_SIZE,
+_Static_assert(sizeof(struct pi_desc) == 64,
 	       "posted-interrupt descriptor is 64 bytes");
 
 bool vapic_pi_usable(const struct guest *g)

@@ -447,6 +447,7 @@ def run_suite(build, suite):
                                 acpi_tables=tables, msrs=suite_msrs(suite),
                                 threads=suite.threads)
     if getattr(suite, "repeat", False):
+        suite.again_work = again
         suite.again = emu.run(os.path.join(again, "esp.img"), suite.emu, cpus=suite.cpus,
                               megs=suite.megs, timeout=suite.timeout, workdir=again,
                               quiet=True, model=suite.model, msrs=suite_msrs(suite),
@@ -487,6 +488,9 @@ def report_suite(res, suite, status, serial, work, secs):
         print(suite.summary(serial))
     if res.failed > failed_before:
         emu.diagnose(work, serial, f"suite {suite.name} failed")
+        if getattr(suite, "again", None) is not None:
+            emu.diagnose(suite.again_work, suite.again,
+                         f"suite {suite.name} failed; its second boot")
 
 
 def choose(emu_name, only):

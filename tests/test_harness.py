@@ -191,6 +191,24 @@ class Repeat(unittest.TestCase):
         self.assertFalse(ok)
         self.assertEqual(detail, "no second boot")
 
+    def test_a_failed_repeat_prints_both_tails(self):
+        """A second boot that hung or parted ways is shown too: the
+        serial tail of each boot, not only the first's."""
+        suite = suites.Suite("x", "", expect=[], guests=[])
+        suite.repeat = True
+        suite.checks = lambda serial: suites.repeat_checks(suite, serial)
+        with tempfile.TemporaryDirectory() as work:
+            suite.again_work = os.path.join(work, "again")
+            os.makedirs(suite.again_work)
+            suite.again = self.LOG.replace("line 19\n", "second boot's last line\n")
+            res, err = harness.Results(), io.StringIO()
+            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+                harness.report_suite(res, suite, 0, self.LOG, work, 1.0)
+        self.assertEqual(res.failed, 1)
+        self.assertIn("its second boot", err.getvalue())
+        self.assertIn("second boot's last line", err.getvalue())
+        self.assertIn("  | line 19", err.getvalue())
+
     def test_linux_2cpu_repeats(self):
         [s] = [s for s in suites.SUITES if s.name == "linux-2cpu"]
         self.assertTrue(s.repeat)

@@ -16,6 +16,17 @@
  * whole guest took in the window per tick of all its CPUs
  * (exits_smp_periodic_tick: 1 with the preemption timer, 0 when a
  * housekeeping CPU posts them, timer=posted).
+ *
+ * Then coincident TSC deadlines (where CPUID.01H:ECX[24] says the mode
+ * exists; SDM Vol. 3A, "TSC-Deadline Mode": the interrupt comes when the
+ * TSC reaches IA32_TSC_DEADLINE, on the CPU whose MSR it is): for each of
+ * `rounds` (default 200) rounds, every CPU arms its deadline for the same
+ * TSC value and spins until its handler ran. Each CPU must take each of
+ * its rounds' interrupts, none before the deadline, and none of another
+ * CPU's. The latency of every interrupt from the shared deadline is
+ * reported (coincident_deadline_lat), and the latest CPU's of each round
+ * (coincident_deadline_last): the test of a hypervisor that serves every
+ * vCPU's timer from one CPU (timer=posted's housekeeper).
  */
 #include "lib/bench.h"
 #include "lib/guest.h"
@@ -27,6 +38,11 @@
 #define WINDOW_MS_DEFAULT       50u
 #define START_DELAY_US          2000u   /* all CPUs armed before the window opens */
 #define STOP_DELAY_US           100u    /* no CPU stops its timer inside the window's count */
+#define DEADLINE_VECTOR         0x51u
+#define ROUNDS_DEFAULT          200u
+#define ROUNDS_MAX              1000u
+#define ROUND_GAP_US            100u    /* between two rounds' deadlines */
+#define ROUND_WAIT_US           10000u  /* a round's interrupt later than this: lost */
 
 struct cpu_run {
 	uint64_t period_us;
@@ -40,6 +56,32 @@ static struct cpu_run runs[MAX_CPUS];
 static uint64_t timer_hz;
 static uint64_t window_start, window_end;       /* TSC, for every CPU */
 static uint64_t exits_at_start, exits_at_end;   /* the whole guest's, under tickvisor */
+
+/* Coincident deadlines: the round each CPU waits on, and what came. */
+static volatile uint64_t round_deadline;
+static volatile uint32_t round_no;
+static volatile uint32_t got_round[MAX_CPUS];          /* the round last taken, +1 */
+static volatile int64_t lat[MAX_CPUS][ROUNDS_MAX];
+static volatile uint32_t early[MAX_CPUS], lost[MAX_CPUS], doubled[MAX_CPUS];
+static uint32_t rounds;
+static int64_t samples[MAX_CPUS * ROUNDS_MAX], last[ROUNDS_MAX];
+
+static void deadline_handler(struct ex_regs *regs)
+{
+	uint64_t now = rdtsc();
+	unsigned me = smp_id();
+	uint32_t k = round_no;
+
+	(void)regs;
+	if (got_round[me] == k + 1) {
+		doubled[me]++;
+	} else {
+		got_round[me] = k + 1;
+		lat[me][k] = (int64_t)(now - round_deadline);
+		early[me] += now < round_deadline;
+	}
+	apic_eoi();
+}
 
 static void timer_handler(struct ex_regs *regs)
 {
@@ -94,6 +136,80 @@ static void run_timer(void *arg)
 	apic_write(LAPIC_TMICT, 0);
 }
 
+/* Every CPU: its deadline for each round, the same TSC value on all,
+ * set by CPU 0 between rounds (all wait for it); spins until taken. */
+static void run_deadlines(void *arg)
+{
+	unsigned me = smp_id();
+
+	(void)arg;
+	apic_write(LAPIC_LVT_TIMER, (uint32_t)FIELD_PREP(LAPIC_LVT_TIMER_MODE,
+							   LAPIC_TIMER_TSC_DEADLINE) | DEADLINE_VECTOR);
+	for (uint32_t k = 0; k < rounds; k++) {
+		uint64_t give_up;
+
+		while (round_no != k)
+			pause();
+		wrmsr(MSR_IA32_TSC_DEADLINE, round_deadline);
+		give_up = round_deadline + tsc_from_us(ROUND_WAIT_US);
+		while (got_round[me] != k + 1 && !tsc_passed(give_up))
+			pause();
+		if (got_round[me] != k + 1) {
+			lost[me]++;
+			wrmsr(MSR_IA32_TSC_DEADLINE, 0);
+		}
+		/* CPU 0 opens the next round once every CPU is done. */
+		if (me == 0) {
+			for (unsigned c = 1; c < cpu_count(); c++)
+				while (got_round[c] != k + 1 && !tsc_passed(give_up + tsc_from_us(ROUND_WAIT_US)))
+					pause();
+			round_deadline = tsc_deadline_us(ROUND_GAP_US);
+			round_no = k + 1;
+		}
+	}
+	apic_write(LAPIC_LVT_TIMER, LAPIC_LVT_MASKED | DEADLINE_VECTOR);
+}
+
+static void coincident_deadlines(unsigned n)
+{
+	uint32_t taken = 0, bad_early = 0, bad_lost = 0, bad_doubled = 0;
+	uint64_t nsamples = 0;
+
+	if (!(cpuid(1).c & CPUID_1_ECX_TSC_DEADLINE)) {
+		report_skip("coincident TSC deadlines: no TSC-deadline mode (CPUID.01H:ECX[24])");
+		return;
+	}
+	rounds = (uint32_t)arg_get_ulong("rounds", ROUNDS_DEFAULT);
+	if (rounds > ROUNDS_MAX)
+		rounds = ROUNDS_MAX;
+	handle_irq(DEADLINE_VECTOR, deadline_handler);
+	round_deadline = tsc_deadline_us(START_DELAY_US);
+	round_no = 0;
+	report(on_cpus(run_deadlines, NULL), "%u CPUs armed %u rounds of one TSC deadline each",
+	       n, rounds);
+	for (uint32_t k = 0; k < rounds; k++)
+		last[k] = INT64_MIN;
+	for (unsigned c = 0; c < n; c++) {
+		bad_early += early[c];
+		bad_lost += lost[c];
+		bad_doubled += doubled[c];
+		for (uint32_t k = 0; k < rounds; k++) {
+			samples[nsamples++] = lat[c][k];
+			last[k] = lat[c][k] > last[k] ? lat[c][k] : last[k];
+		}
+		taken += got_round[c] == rounds;
+	}
+	report(taken == n && !bad_lost, "every CPU took its interrupt in each of %u rounds "
+	       "(%u lost)", rounds, bad_lost);
+	report(!bad_early, "no coincident deadline came before the TSC reached it (%u early)",
+	       bad_early);
+	report(!bad_doubled, "one interrupt per CPU and round (%u more)", bad_doubled);
+	if (!bad_lost) {
+		bench_report("coincident_deadline_lat", "cycles", samples, nsamples, false);
+		bench_report("coincident_deadline_last", "cycles", last, rounds, false);
+	}
+}
+
 /* A count n over window w with period p: |n * p - w| <= p. */
 static bool count_ok(uint32_t n, uint64_t window_us, uint64_t period_us)
 {
@@ -112,14 +228,16 @@ int main(int argc, char **argv)
 	(void)argc;
 	(void)argv;
 	report_prefix_push("smp_timers");
+	if (!smp_init_report())
+		return report_summary();
 	timer_hz = apic_timer_hz();
 	if (!timer_hz) {
 		report_skip("APIC timer rate unknown (no tickvisor, no CPUID 0x15 crystal)");
+		sti();
+		coincident_deadlines(n);
 		return report_summary();
 	}
 	handle_irq(TIMER_VECTOR, timer_handler);
-	if (!smp_init_report())
-		return report_summary();
 	for (unsigned cpu = 0; cpu < n; cpu++) {
 		runs[cpu].period_us = (cpu + 2) * period_us / 2;
 		runs[cpu].tmict = (uint32_t)(runs[cpu].period_us * timer_hz / 1000000);
@@ -154,5 +272,6 @@ int main(int argc, char **argv)
 	for (unsigned cpu = 0; cpu < n; cpu++)
 		stray |= ticks[cpu] != runs[cpu].at_start;
 	report(!stray, "timers stop with their CPU's window; no ticks after");
+	coincident_deadlines(n);
 	return report_summary();
 }

@@ -73,7 +73,8 @@ EXIT_COSTS = [
 # bench_timer natively on 2 CPUs too ("native-2cpu").
 POSTED_CONFIGS = [(f"posted/{adv}/apicv-on", f"timer=posted advance={adv}")
                   for adv in ("off", "auto")]
-SMP_TIMER_CONFIGS = [(f"smp-timers/{t}", f"timer={t}") for t in ("preempt", "posted")]
+SMP_TIMER_CONFIGS = [(f"smp-timers/{t}", f"timer={t} advance=auto")
+                     for t in ("preempt", "posted")]
 # Issue 24.2, a fresh guest's first expiries: one guest per backend and
 # timer kind (the advance tuner is per vCPU, so a guest's second kind is
 # no longer cold), advance=auto; natively the same figures come from the
@@ -202,7 +203,7 @@ def goals(res):
     if "linux" in res:
         out += bench_linux.goals(res["linux"])
     if res["configs"]:
-        out += posted_goals(res) + cold_goals(res) + tail_goals(res)
+        out += posted_goals(res) + cold_goals(res) + tail_goals(res) + coincident_goals(res)
     return out
 
 
@@ -470,6 +471,10 @@ def timer_configs(build, out, emu_name):
         for args in ("", "apic=x2apic"):
             native.update(run_native(out, os.path.join(guests, "smp_pingpong.elf"),
                                      f"smp_pingpong cpus=2 {args}".strip(), 2, native_emu))
+    # smp_timers' coincident TSC deadlines on as many CPUs as its vCPUs.
+    native.update(run_native(out, os.path.join(guests, "smp_timers.elf"),
+                             f"smp_timers cpus={SMP_TIMER_VCPUS}", SMP_TIMER_VCPUS, native_emu,
+                             tag=f"-{SMP_TIMER_VCPUS}cpu"))
     native2 = run_native(out, os.path.join(guests, "bench_timer.elf"),
                          f"bench_timer {TIMER_ARGS} tsc_hz={tsc_hz}", 2, native_emu, tag="-2cpu")
     configs = {"native": native, "native-2cpu": native2}
@@ -518,6 +523,25 @@ def tail_goals(res):
                          f"{cfg} periodic_period_error": worst(v)},
                         lambda n, v: v <= 2 * max(n, 1),
                         lambda n, v: f"worst {v} vs {n} cycles ({fmt_ratio(ratio(v, n))})"))
+    return out
+
+
+def coincident_goals(res):
+    """TSC deadlines of every vCPU due at once (smp_timers, 3 vCPUs,
+    advance=auto): the latest CPU's latency in each round, p99, at most
+    2x native's on as many CPUs. Each vCPU's own preemption timer serves
+    it alone; timer=posted's one housekeeper posts them one after
+    another."""
+    out = []
+    n = res["configs"].get("native", {}).get("coincident_deadline_last")
+    for c, _ in SMP_TIMER_CONFIGS:
+        v = res["configs"].get(c, {}).get("coincident_deadline_last")
+        out.append(goal(f"{c}: coincident TSC deadlines, the last CPU's latency p99 at most "
+                        "2x native's",
+                        {"native coincident_deadline_last": (n or {}).get("p99"),
+                         f"{c} coincident_deadline_last": (v or {}).get("p99")},
+                        lambda n, v: v <= 2 * max(n, 1),
+                        lambda n, v: f"p99 {v} vs {n} cycles ({fmt_ratio(ratio(v, n))})"))
     return out
 
 

@@ -197,5 +197,13 @@ void vlapic_timer_expired(struct vlapic *l, uint64_t now);
  * cross-CPU-safe paths follow: LVTT delivery through vlapic_accept(),
  * posted or with ops->notify. false if nothing was due. */
 bool vlapic_timer_fire(struct vlapic *l, uint64_t now);
+/* vlapic_timer_fire() in its two steps, for the housekeeper's expiries
+ * due together (several vCPUs' at one TSC): the state change first - the
+ * count, a periodic timer's next period, IA32_TSC_DEADLINE reading 0 -
+ * with *deliver true where LVTT is to be delivered, which
+ * vlapic_timer_deliver() then does. Both under the same lock hold, the
+ * guest never sees the state between them. */
+bool vlapic_timer_fire_state(struct vlapic *l, uint64_t now, bool *deliver);
+void vlapic_timer_deliver(struct vlapic *l);
 
 #endif

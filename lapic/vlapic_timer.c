@@ -119,8 +119,11 @@ void vlapic_tdcr_written(struct vlapic *l, uint32_t old, uint32_t val)
 	l->ops->timer_update(l);
 }
 
-bool vlapic_timer_fire(struct vlapic *l, uint64_t now)
+/* The expiry's state change; *deliver: LVTT is to be delivered. */
+static inline __attribute__((always_inline)) bool fire_state(struct vlapic *l, uint64_t now,
+							      bool *deliver)
 {
+	*deliver = false;
 	if (!vtimer_due(&l->timer, now))
 		return false;
 	/* false: a step toward a far deadline, nothing to deliver yet */
@@ -128,9 +131,30 @@ bool vlapic_timer_fire(struct vlapic *l, uint64_t now)
 		if (l->timer.mode == VTIMER_TSC_DEADLINE)
 			l->tsc_deadline = 0;    /* the MSR reads 0 after expiry */
 		/* A masked LVTT still counts; it only does not deliver. */
-		vlapic_lvt_deliver(l, LAPIC_LVT_TIMER);
+		*deliver = true;
 	}
 	return true;
+}
+
+bool vlapic_timer_fire(struct vlapic *l, uint64_t now)
+{
+	bool deliver;
+
+	if (!fire_state(l, now, &deliver))
+		return false;
+	if (deliver)
+		vlapic_lvt_deliver(l, LAPIC_LVT_TIMER);
+	return true;
+}
+
+bool vlapic_timer_fire_state(struct vlapic *l, uint64_t now, bool *deliver)
+{
+	return fire_state(l, now, deliver);
+}
+
+void vlapic_timer_deliver(struct vlapic *l)
+{
+	vlapic_lvt_deliver(l, LAPIC_LVT_TIMER);
 }
 
 void vlapic_timer_expired(struct vlapic *l, uint64_t now)

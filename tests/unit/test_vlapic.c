@@ -2054,6 +2054,57 @@ static void test_timer_masked_counts(void **state)
 	assert_int_equal(l->timer.target, start + 4 * period);
 }
 
+/* vlapic_timer_fire() in two steps (the housekeeper's expiries due
+ * together, timer=posted): the state change first, with nothing
+ * delivered yet, then LVTT's delivery; together the same as one
+ * vlapic_timer_fire(). */
+static void test_timer_fire_in_two_steps(void **state)
+{
+	struct vlapic *l = L[0];
+	const uint64_t period = 100 * CLOCK_DIV;
+	uint64_t d, start;
+	unsigned n;
+	bool deliver;
+
+	timer_setup(l, 0xb, TVEC | LVTT_DEADLINE);
+	d = clk + 500;
+	assert_int_equal(vlapic_wrmsr(l, MSR_TSC_DEADLINE, d), 0);
+	deliver = true;
+	assert_false(vlapic_timer_fire_state(l, d - 1, &deliver));     /* not due */
+	assert_false(deliver);
+	assert_int_equal(msr_rd(l, MSR_TSC_DEADLINE), d);
+	n = cpus[0].notifies;
+	assert_true(vlapic_timer_fire_state(l, d, &deliver));
+	assert_true(deliver);
+	/* the state has changed, the interrupt is not there yet */
+	assert_int_equal(msr_rd(l, MSR_TSC_DEADLINE), 0);
+	assert_false(l->timer.armed);
+	assert_false(irr_has(l, TVEC));
+	assert_int_equal(cpus[0].notifies, n);
+	vlapic_timer_deliver(l);
+	assert_true(irr_has(l, TVEC));
+	assert_int_equal(cpus[0].notifies, n + 1);
+	assert_false(vlapic_timer_fire_state(l, d + 100000, &deliver));  /* once */
+	drain(l);
+
+	/* periodic: the next period counts from the target; masked, the
+	 * second step delivers nothing */
+	start = clk;
+	timer_setup(l, 0xb, TVEC | LVTT_PERIODIC | LAPIC_LVT_MASKED);
+	wr(l, LAPIC_TMICT, 100);
+	assert_true(vlapic_timer_fire_state(l, start + period + 7, &deliver));
+	assert_true(deliver);
+	assert_int_equal(l->timer.target, start + 2 * period);
+	vlapic_timer_deliver(l);
+	assert_false(irr_has(l, TVEC));
+	wr(l, LAPIC_LVT_TIMER, TVEC | LVTT_PERIODIC);
+	assert_true(vlapic_timer_fire_state(l, start + 2 * period, &deliver));
+	assert_false(irr_has(l, TVEC));
+	vlapic_timer_deliver(l);
+	assert_true(irr_has(l, TVEC));
+	assert_int_equal(l->timer.target, start + 3 * period);
+}
+
 static void test_timer_reprogram_after_due(void **state)
 {
 	struct vlapic *l = L[0];
@@ -2795,6 +2846,7 @@ int main(void)
 		T(test_timer_mode3_reserved),
 		T(test_tsc_deadline),
 		T(test_timer_masked_counts),
+		T(test_timer_fire_in_two_steps),
 		T(test_timer_reprogram_after_due),
 		T(test_apicv_write),
 		T(test_fuzz),

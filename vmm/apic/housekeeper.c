@@ -42,12 +42,6 @@
 #include "vmm/apic/vapic.h"
 #include "vmm/trace.h"
 
-/* One step's lead (below): the seed until `known`, then as observed. */
-struct lead {
-	uint64_t v;
-	bool known;
-};
-
 struct housekeeper {
 	struct spinlock lock;           /* the queue, and the vCPUs' timers (above) */
 	struct tqueue queue;
@@ -61,29 +55,33 @@ struct housekeeper {
 	uint64_t slept_for;             /* the key its last sleep was armed for */
 	uint64_t recheck_tsc;           /* the longest sleep: HK_RECHECK_US */
 	struct timer_advance advance;   /* host timer armed this early (under lock) */
-	/* With an advance, what each step of a delivery costs (before the
-	 * first seen, lead_seed()): `post`, the fastest seen from the wait
-	 * for the target to vlapic_timer_deliver()'s return (its last act is
-	 * the notification IPI); `state`, from the end of the spin through
-	 * the lock and the claim to the expiry's state change
-	 * (vlapic_timer_fire_state()), and `more`, each further expiry's
-	 * claim and state change (fire()), the dearest recent ones
-	 * (lead_observe_high()). The spin ends early enough for the state
-	 * changes, and each post waits for its target less `post`, so the
-	 * IPI leaves at the target less at most that return's few
-	 * instructions, and the guest, behind the IPI's delivery, never sees
-	 * its interrupt early (the timer tests' "not early" checks). */
-	struct lead state, post, more;
+	/* With an advance: the fastest delivery seen (before the first,
+	 * lead_seed()), from the end of the spin to vlapic_timer_fire()'s
+	 * return (its last act is the notification IPI); the spin ends this
+	 * much before the target, so the IPI leaves at the target less at
+	 * most that return's few instructions, and the guest, behind the
+	 * IPI's delivery, never sees its interrupt early (the timer tests'
+	 * "not early" checks). */
+	uint64_t lead;
+	bool lead_known;
+	/* Expiries due together (fire_together()), in two steps: `post`, the
+	 * fastest notification seen from the wait for its target to
+	 * vlapic_timer_deliver()'s return; `more`, what each expiry after
+	 * the first adds before the posts (its claim and state change), the
+	 * dearest recent (more_observe()). Both seeded by lead_seed(). */
+	uint64_t post_lead, more_lead;
+	bool post_known;
 	uint64_t posts;                 /* expiries delivered */
 	uint64_t stale;                 /* peeked, then re-armed or cancelled first */
-	/* fire()'s expiries due together, claimed, their state changed, in
-	 * the order of their targets (host TSC) */
+	/* fire_together()'s expiries, claimed, their state changed, in the
+	 * order of their targets (host TSC) */
 	struct hk_due {
 		struct vcpu *v;
 		uint64_t key;
+		uint64_t done;  /* TSC: its state change made */
+		uint64_t cost;  /* of its post */
 		bool post;      /* LVTT to deliver (unless masked) */
 		bool masked;    /* LVTT masked: nothing sent, not observed */
-		uint64_t cost;  /* of the post */
 	} due[TV_MAX_CPUS];
 };
 
@@ -98,27 +96,26 @@ struct housekeeper {
  */
 #define HK_RECHECK_US   1000u
 
-/* A step's lead; with advance=off the housekeeper does not look ahead
- * at all. */
-static uint64_t lead_of(const struct housekeeper *hk, const struct lead *l)
-{
-	return advance_get(&hk->advance) ? l->v : 0;
-}
-
 /* How long before its target the housekeeper starts an expiry's
- * delivery (one due alone). */
+ * delivery; with advance=off it does not look ahead at all. */
 static uint64_t lead_get(const struct housekeeper *hk)
 {
-	return lead_of(hk, &hk->state) + lead_of(hk, &hk->post);
+	return advance_get(&hk->advance) ? hk->lead : 0;
+}
+
+/* What each expiry due with the first adds to its lead (fire_together()). */
+static uint64_t more_get(const struct housekeeper *hk)
+{
+	return advance_get(&hk->advance) ? hk->more_lead : 0;
 }
 
 /* When the housekeeper must be ready to start the delivery of an expiry
- * at host TSC `key`: as if every vCPU's were due with it (fire()), which
- * costs a wait on this CPU only. A vCPU that arms a timer due with the
- * first then never has to kick the housekeeper awake sooner. */
+ * at host TSC `key`: as if every vCPU's were due with it
+ * (fire_together()), which costs a wait on this CPU only, and spares a
+ * vCPU that arms a timer due with the first a kick to wake it sooner. */
 static uint64_t ready_for(const struct housekeeper *hk, uint64_t key)
 {
-	return key - lead_get(hk) - (hk->guest->nvcpus - 1) * lead_of(hk, &hk->more);
+	return key - lead_get(hk) - (hk->guest->nvcpus - 1) * more_get(hk);
 }
 
 /* When the housekeeper wakes for an expiry at host TSC `key`. */
@@ -344,12 +341,49 @@ static struct vcpu *node_vcpu(struct housekeeper *hk, const struct tqueue_node *
 	return hk->guest->vcpus[n - hk->node];
 }
 
-/* The first step of every delivery, real or the dry run of lead_seed():
- * l's timer expires at the guest TSC (tsc_offset from host TSC), dated at
- * its target within the lead before it, and what is armed next is queued
- * at n on q. *target and *at: the expiry's target and the guest TSC it
- * was dated at. True if LVTT is to be delivered (vlapic_timer_deliver(),
- * the second step, under the same lock hold). */
+/* The body of every delivery, real or the dry run of lead_seed(): fire
+ * l's timer at the guest TSC (tsc_offset from host TSC), dated at its
+ * target within the lead before it, and queue what is armed next at n on
+ * q. Returns the TSC when the delivery was done; *target and *at the
+ * expiry's target and the guest TSC it was dated at. */
+static inline __attribute__((always_inline)) uint64_t
+deliver(struct vlapic *l, uint64_t tsc_offset, struct tqueue *q, struct tqueue_node *n,
+	uint64_t *target, uint64_t *at)
+{
+	struct vtimer *t = &l->timer;
+	uint64_t now = rdtsc() + tsc_offset, done;
+
+	*target = t->target;
+	*at = vtimer_reached(now, *target) ? now : *target;
+	vlapic_timer_fire(l, *at);
+	done = rdtsc();
+	if (t->armed)
+		tqueue_set(q, n, t->target - tsc_offset);
+	return done;
+}
+
+/* Under the lock, the ticket claimed: deliver the expiry through v's
+ * posted-interrupt descriptor (vlapic_accept -> vapic_pi_post: PIR, ON,
+ * the notification IPI; LVTT masked: nothing), and queue what is armed
+ * next - a periodic timer's next period, from the previous target (no
+ * drift), or from now if that is past too (no burst): vtimer_expire().
+ * Within the lead before the target, the expiry is dated at the target.
+ * Returns the TSC when the delivery was done. */
+static uint64_t expire(struct housekeeper *hk, struct vcpu *v)
+{
+	uint64_t target, at, done = deliver(v->lapic, v->tsc_offset, &hk->queue,
+					    &hk->node[v->id], &target, &at);
+
+	if (log_trace_on(TRACE_LATE))
+		trace_timer_late_posted(v, target, at);
+	hk->posts++;
+	return done;
+}
+
+/* The first of the two steps of an expiry due with others
+ * (fire_together()), real or dry (lead_seed()): as deliver() without the
+ * interrupt, which vlapic_timer_deliver() sends later under the same lock
+ * hold. True if LVTT is to be delivered. */
 static inline __attribute__((always_inline)) bool
 expire_state(struct vlapic *l, uint64_t tsc_offset, struct tqueue *q, struct tqueue_node *n,
 	     uint64_t *target, uint64_t *at)
@@ -366,10 +400,8 @@ expire_state(struct vlapic *l, uint64_t tsc_offset, struct tqueue *q, struct tqu
 	return post;
 }
 
-/* Under the lock, the ticket claimed: the first step of v's expiry (above;
- * a periodic timer's next period counts from the previous target, no
- * drift, or from now if that is past too, no burst: vtimer_expire()),
- * noted in hk->due[i] for its post (LVTT masked: nothing to send). */
+/* Under the lock, the ticket claimed: the first step of v's expiry, noted
+ * in hk->due[i] for its post. */
 static void claim_state(struct housekeeper *hk, uint32_t i, struct vcpu *v, uint64_t key)
 {
 	struct hk_due *d = &hk->due[i];
@@ -382,24 +414,22 @@ static void claim_state(struct housekeeper *hk, uint32_t i, struct vcpu *v, uint
 	if (log_trace_on(TRACE_LATE))
 		trace_timer_late_posted(v, target, at);
 	hk->posts++;
+	d->done = rdtsc();
 }
 
 /*
- * The leads before any delivery has been seen (issue 24.2): a delivery
- * run dry, timed step by step: from the end of the spin that every
- * delivery runs, the lock, the claim (on a queue of its own) and the
- * state change (expire_state()), then the post (vlapic_timer_deliver()
- * with its vlapic_accept()), on a dry vlapic whose TSC-deadline timer is
- * due, whose post is vapic_pi_post() with its checks by a dry vCPU on
- * this CPU (vapic_pi_post_dry(): the notification comes here, where
- * vapic_pi_irq() only EOIs it); the fastest of LEAD_SEED_RUNS each. A
- * delivery runs all of that and more (the claimed node's vCPU, its LVTT's
- * mask, the wait for the target between the steps), so it costs at least
- * as much and no IPI leaves before its target; the first of each step
- * seen replaces its seed (lead_observe(), lead_observe_high()). `more`
- * (a further expiry due with the first: its claim and state change
- * without the lock) is seeded with `state`. The advance tuner's observation
- * runs after the delivery (fire()), off the path the leads cover: inside
+ * The lead before any delivery has been seen (issue 24.2): a delivery run
+ * dry, timed: the steps of fire() and expire() from the end of the spin
+ * that every delivery runs - the lock, the claim (on a queue of its own),
+ * vlapic_timer_fire() with its vlapic_accept() - on a dry vlapic whose
+ * TSC-deadline timer is due, whose post is vapic_pi_post() with its checks
+ * by a dry vCPU on this CPU (vapic_pi_post_dry(): the notification comes
+ * here, where vapic_pi_irq() only EOIs it); the fastest of LEAD_SEED_RUNS.
+ * A delivery runs all of that and more (the claimed node's vCPU, its
+ * LVTT's mask), so it costs at least as much and no IPI leaves before its
+ * target; the first delivery seen replaces the seed (lead_observe():
+ * lead_known stays false until then). The advance tuner's observation
+ * runs after the delivery (fire()), off the path the lead covers: inside
  * it, a timer-woken first delivery cost ~70 cycles more than the seed
  * under Bochs's lockstep clock (scripts/bochs-patches/0012), and the
  * fresh guest's first expiry came 96-109 cycles late against native's
@@ -410,13 +440,13 @@ static void claim_state(struct housekeeper *hk, uint32_t i, struct vcpu *v, uint
 
 static const struct vlapic_ops dry_ops = { .post = vapic_pi_post_dry };
 
-static void lead_seed(struct housekeeper *hk)
+static uint64_t lead_seed(struct housekeeper *hk)
 {
 	struct vlapic *dry = mem_alloc_aligned(sizeof(*dry), PAGE_SIZE);
 	struct tqueue *q = mem_alloc(sizeof(*q));
 	struct tqueue_node *n = mem_alloc(sizeof(*n));
 	struct vcpu *owner = vapic_pi_dry_new();
-	uint64_t state = ~0ull, post = ~0ull;
+	uint64_t best = ~0ull;
 
 	dry->ops = &dry_ops;
 	dry->owner = owner;
@@ -427,7 +457,7 @@ static void lead_seed(struct housekeeper *hk)
 	tqueue_init(q);
 	for (unsigned i = 0; i < LEAD_SEED_RUNS; i++) {
 		struct tqueue_ticket t;
-		uint64_t now = rdtsc(), start, mid;
+		uint64_t now = rdtsc(), start, done;
 
 		vapic_pi_clear(owner);
 		vtimer_start_deadline(&dry->timer, now, now);
@@ -439,51 +469,75 @@ static void lead_seed(struct housekeeper *hk)
 			uint64_t target, at;
 			bool masked = vlapic_get(dry, LAPIC_LVT_TIMER) & LAPIC_LVT_MASKED;
 
-			if (expire_state(dry, 0, q, n, &target, &at) && !masked) {
-				mid = rdtsc();
-				state = MIN(state, mid - start);
-				vlapic_timer_deliver(dry);
-				post = MIN(post, rdtsc() - mid);
-			}
+			done = deliver(dry, 0, q, n, &target, &at);
+			if (!masked)
+				best = MIN(best, done - start);
 		}
+		spin_unlock(&hk->lock);
+	}
+	/* The two steps of fire_together() alike: the post's lead is the
+	 * fastest dry post; each further expiry's state change is seeded
+	 * with a whole dry delivery, more than it costs, and follows the
+	 * real ones down (more_observe()). */
+	hk->post_lead = hk->more_lead = best;
+	for (unsigned i = 0; i < LEAD_SEED_RUNS; i++) {
+		uint64_t now = rdtsc(), target, at, mid;
+
+		vapic_pi_clear(owner);
+		vtimer_start_deadline(&dry->timer, now, now);
+		tqueue_set(q, n, now);
+		spin_lock(&hk->lock);
+		if (expire_state(dry, 0, q, n, &target, &at)) {
+			mid = rdtsc();
+			vlapic_timer_deliver(dry);
+			hk->post_lead = MIN(hk->post_lead, rdtsc() - mid);
+		}
+		tqueue_cancel(q, n);
 		spin_unlock(&hk->lock);
 	}
 	vapic_pi_dry_free(owner);
 	mem_free(n, sizeof(*n));
 	mem_free(q, sizeof(*q));
 	mem_free(dry, sizeof(*dry));
-	hk->state.v = hk->more.v = state;
-	hk->post.v = post;
+	return best;
 }
 
-/* The post took `cost`: its lead is the fastest seen, so that no later
- * delivery sends its IPI before the target. */
-static void lead_observe(struct housekeeper *hk, struct lead *l, uint64_t cost)
+/* The delivery took `cost` from the end of the spin: the lead is the
+ * fastest one seen, so that no later one sends its IPI before the
+ * target. A masked LVTT sends none and does not count. */
+static void lead_observe(struct housekeeper *hk, bool masked, uint64_t cost)
+{
+	if (masked || advance_get(&hk->advance) == 0)
+		return;
+	if (!hk->lead_known || cost < hk->lead)
+		hk->lead = cost;
+	hk->lead_known = true;
+}
+
+
+/* fire_together()'s leads: the post's is the fastest seen (no IPI before
+ * its target); a further expiry's state change follows the dearest
+ * recent cost - a dearer one at once, a cheaper one by a sixteenth of the
+ * difference - since starting them early costs only this CPU's wait (the
+ * posts still wait for their targets) while starting them late makes
+ * every post late. */
+static void post_observe(struct housekeeper *hk, uint64_t cost)
 {
 	if (advance_get(&hk->advance) == 0)
 		return;
-	if (!l->known || cost < l->v)
-		l->v = cost;
-	l->known = true;
+	if (!hk->post_known || cost < hk->post_lead)
+		hk->post_lead = cost;
+	hk->post_known = true;
 }
 
-/* A state change took `cost`. Starting them early costs no guest
- * anything - each post still waits for its target - while starting them
- * late makes every post of the batch late, so these leads follow the
- * dearest recent cost: a dearer one at once, a cheaper one by a
- * sixteenth of the difference. (The fastest seen, as for the post, made
- * three coincident expiries' state changes end 155 cycles after the
- * first post was due: they cost 204 each against a fastest of 150, in
- * Bochs's clock.) */
-static void lead_observe_high(struct housekeeper *hk, struct lead *l, uint64_t cost)
+static void more_observe(struct housekeeper *hk, uint64_t cost)
 {
 	if (advance_get(&hk->advance) == 0)
 		return;
-	if (!l->known || cost > l->v)
-		l->v = cost;
+	if (cost > hk->more_lead)
+		hk->more_lead = cost;
 	else
-		l->v -= (l->v - cost) / 16;
-	l->known = true;
+		hk->more_lead -= (hk->more_lead - cost) / 16;
 }
 
 /* Under the lock: how many queued expiries, the first included, are due
@@ -499,73 +553,98 @@ static uint32_t due_together(const struct housekeeper *hk, uint64_t key)
 	return k;
 }
 
-_Static_assert(TV_MAX_CPUS <= 64, "fire() keeps a mask of vCPUs in 64 bits");
+_Static_assert(TV_MAX_CPUS <= 64, "fire_together() keeps a mask of vCPUs in 64 bits");
 
 /*
- * The advance brought the housekeeper here early: wait without the lock
- * (the guest never sees its interrupt early), then, if the vCPU did not
- * change its timer meanwhile, deliver the expiry and the k - 1 others due
- * with it (due_together()). vCPUs' timers often fall due at once (Linux
- * aligns every CPU's tick to the same jiffy; make bench's cyclictest
- * threads share a phase), and posted one whole delivery after another the
- * second came ~280 cycles (7 us in Bochs) after the first (traced, issue
- * 24; smp_timers' coincident deadlines). So a delivery is two steps under
- * one lock hold: every expiry's state change first, started early enough
- * for all of them, then each post as its target comes (less the post's
- * lead), one right after another. No vCPU sees the state between the
- * steps: each reads and writes its timer under this lock (vapic.c,
- * vapic_mmio.c). Each vCPU at most once: a periodic timer re-queued with
- * a period shorter than the lead waits for the next pass. With
- * advance=auto, how early the host timer woke us tunes the advance.
+ * Under the lock, t claimed, up to k - 1 more expiries due with it
+ * (due_together()): vCPUs' timers often fall due at once (Linux aligns
+ * every CPU's tick to the same jiffy; make bench's cyclictest threads
+ * share a phase), and posted one whole delivery after another the second
+ * came 361 cycles (7 us in Bochs) after the first (traced, issue 24;
+ * smp_timers' coincident deadlines). So each is claimed and its state
+ * changed first (claim_state(): the count, a periodic timer's next
+ * period, IA32_TSC_DEADLINE reading 0), then each post is sent as its
+ * target comes less the post's lead, one right after another. No vCPU
+ * sees the state between the steps: each reads and writes its timer
+ * under this lock (vapic.c, vapic_mmio.c). Each vCPU at most once: a
+ * periodic timer re-queued with a period shorter than the lead waits for
+ * the next pass. fire() began early enough: the single lead (the first
+ * one's state change and post) and `more` for each of the others.
  */
+static void fire_together(struct housekeeper *hk, struct tqueue_ticket t, uint32_t k)
+{
+	uint64_t until = t.key + lead_get(hk), lp = advance_get(&hk->advance) ? hk->post_lead : 0;
+	uint64_t seen = BIT(t.node - hk->node), posting;
+	uint32_t n = 0;
+
+	claim_state(hk, n++, node_vcpu(hk, t.node), t.key);
+	while (n < k) {
+		struct tqueue_ticket m = tqueue_peek(&hk->queue);
+
+		if (!m.node || seen & BIT(m.node - hk->node) || !timebase_reached(until, m.key) ||
+		    !tqueue_claim(&hk->queue, m))
+			break;
+		seen |= BIT(m.node - hk->node);
+		claim_state(hk, n++, node_vcpu(hk, m.node), m.key);
+	}
+	posting = hk->due[n - 1].done;
+	for (uint32_t i = 0, first = 1; i < n; i++) {
+		struct hk_due *d = &hk->due[i];
+		bool waited = false;
+		uint64_t at;
+
+		if (!d->post)
+			continue;
+		/* No PAUSE: a short wait to a TSC value, which a PAUSE
+		 * overshoots (~140 cycles each on Skylake and later parts;
+		 * in Bochs too, by a few dozen). */
+		while (!timebase_reached(rdtsc(), d->key - lp))
+			waited = true;
+		at = rdtsc();
+		/* The state changes ended late or just in time: the steps up
+		 * to this first post count as the last one's. */
+		if (first && !waited)
+			posting = at;
+		first = 0;
+		vlapic_timer_deliver(d->v->lapic);
+		d->cost = rdtsc() - at;
+	}
+	/* After every post, off the path the leads cover: each further state
+	 * change from the last one's end (the loop's own steps count). */
+	for (uint32_t i = 0; i < n; i++) {
+		if (i)
+			more_observe(hk, (i == n - 1 ? posting : hk->due[i].done) -
+					 hk->due[i - 1].done);
+		if (hk->due[i].post && !hk->due[i].masked)
+			post_observe(hk, hk->due[i].cost);
+	}
+}
+
+/* The advance brought the housekeeper here early: wait to the exact
+ * target without the lock (the guest never sees its interrupt early),
+ * then deliver it if the vCPU did not change its timer meanwhile, or,
+ * with k - 1 others due with it, all of them (fire_together()). With
+ * advance=auto, how early the host timer woke us tunes the advance. */
 static void fire(struct housekeeper *hk, struct tqueue_ticket t, uint32_t k)
 {
-	uint64_t ls = lead_of(hk, &hk->state), lp = lead_of(hk, &hk->post);
-	uint64_t lm = lead_of(hk, &hk->more), until = t.key + ls + lp, arrived = rdtsc();
-	uint64_t start = t.key - lp - ls - (k - 1) * lm, seen, was;
-	uint32_t n = 0;
+	uint64_t lead = lead_get(hk), arrived = rdtsc();
+	uint64_t start = t.key - lead - (k - 1) * more_get(hk), done;
+	struct vcpu *v;
+	bool masked;
 
 	while (!timebase_reached(rdtsc(), start))
 		cpu_relax();
 	start = rdtsc();
 	spin_lock(&hk->lock);
-	if (tqueue_claim(&hk->queue, t)) {
-		claim_state(hk, n++, node_vcpu(hk, t.node), t.key);
-		was = rdtsc();
-		lead_observe_high(hk, &hk->state, was - start);
-		seen = BIT(t.node - hk->node);
-		while (n < k) {
-			struct tqueue_ticket m = tqueue_peek(&hk->queue);
-			uint64_t now;
-
-			if (!m.node || seen & BIT(m.node - hk->node) ||
-			    !timebase_reached(until, m.key) || !tqueue_claim(&hk->queue, m))
-				break;
-			seen |= BIT(m.node - hk->node);
-			claim_state(hk, n++, node_vcpu(hk, m.node), m.key);
-			/* From the last one's end: the loop's own steps count. */
-			now = rdtsc();
-			lead_observe_high(hk, &hk->more, now - was);
-			was = now;
-		}
-		for (uint32_t i = 0; i < n; i++) {
-			struct hk_due *d = &hk->due[i];
-			uint64_t at;
-
-			if (!d->post)
-				continue;
-			while (!timebase_reached(rdtsc(), d->key - lp))
-				cpu_relax();
-			at = rdtsc();
-			vlapic_timer_deliver(d->v->lapic);
-			d->cost = rdtsc() - at;
-		}
-		/* After every post, off the path between them. */
-		for (uint32_t i = 0; i < n; i++)
-			if (hk->due[i].post && !hk->due[i].masked)
-				lead_observe(hk, &hk->post, hk->due[i].cost);
-	} else {
+	if (!tqueue_claim(&hk->queue, t)) {
 		hk->stale++;
+	} else if (k > 1) {
+		fire_together(hk, t, k);
+	} else {
+		v = node_vcpu(hk, t.node);
+		masked = vlapic_get(v->lapic, LAPIC_LVT_TIMER) & LAPIC_LVT_MASKED;
+		done = expire(hk, v);
+		lead_observe(hk, masked, done - start);
 	}
 	/* After the delivery, off its path (and so out of the lead): how
 	 * early the host timer woke us, against the lead it was armed with. */
@@ -598,7 +677,7 @@ void housekeeper_run(void *arg)
 
 	irq_disable();
 	if (advance_get(&hk->advance))
-		lead_seed(hk);
+		hk->lead = lead_seed(hk);
 	while (!READ_ONCE(g->ended)) {
 		struct tqueue_ticket t;
 		uint64_t wake, now;

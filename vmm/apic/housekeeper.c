@@ -571,7 +571,8 @@ _Static_assert(TV_MAX_CPUS <= 64, "fire_together() keeps a mask of vCPUs in 64 b
  * the next pass. fire() began early enough: the single lead (the first
  * one's state change and post) and `more` for each of the others.
  */
-static void fire_together(struct housekeeper *hk, struct tqueue_ticket t, uint32_t k)
+static void fire_together(struct housekeeper *hk, struct tqueue_ticket t, uint32_t k,
+			  uint64_t start)
 {
 	uint64_t until = t.key + lead_get(hk), lp = advance_get(&hk->advance) ? hk->post_lead : 0;
 	uint64_t seen = BIT(t.node - hk->node), posting;
@@ -609,14 +610,17 @@ static void fire_together(struct housekeeper *hk, struct tqueue_ticket t, uint32
 		vlapic_timer_deliver(d->v->lapic);
 		d->cost = rdtsc() - at;
 	}
-	/* After every post, off the path the leads cover: each further state
-	 * change from the last one's end (the loop's own steps count). */
-	for (uint32_t i = 0; i < n; i++) {
-		if (i)
-			more_observe(hk, (i == n - 1 ? posting : hk->due[i].done) -
-					 hk->due[i - 1].done);
+	/* After every post, off the path the leads cover. What the batch's
+	 * state changes took beyond a lone expiry's (its lead less the
+	 * post's), per further expiry: the first one's own steps count too,
+	 * dearer here than inside deliver(). */
+	for (uint32_t i = 0; i < n; i++)
 		if (hk->due[i].post && !hk->due[i].masked)
 			post_observe(hk, hk->due[i].cost);
+	if (n > 1) {
+		uint64_t lone = lead_get(hk) - MIN(lead_get(hk), lp), took = posting - start;
+
+		more_observe(hk, took > lone ? (took - lone) / (n - 1) : 0);
 	}
 }
 
@@ -639,7 +643,7 @@ static void fire(struct housekeeper *hk, struct tqueue_ticket t, uint32_t k)
 	if (!tqueue_claim(&hk->queue, t)) {
 		hk->stale++;
 	} else if (k > 1) {
-		fire_together(hk, t, k);
+		fire_together(hk, t, k, start);
 	} else {
 		v = node_vcpu(hk, t.node);
 		masked = vlapic_get(v->lapic, LAPIC_LVT_TIMER) & LAPIC_LVT_MASKED;

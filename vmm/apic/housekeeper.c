@@ -502,18 +502,22 @@ static uint64_t lead_seed(struct housekeeper *hk)
 	return best;
 }
 
+/* A lead that is the fastest cost seen (the seed until one is). */
+static void keep_fastest(uint64_t *lead, bool *known, uint64_t cost)
+{
+	if (!*known || cost < *lead)
+		*lead = cost;
+	*known = true;
+}
+
 /* The delivery took `cost` from the end of the spin: the lead is the
  * fastest one seen, so that no later one sends its IPI before the
  * target. A masked LVTT sends none and does not count. */
 static void lead_observe(struct housekeeper *hk, bool masked, uint64_t cost)
 {
-	if (masked || advance_get(&hk->advance) == 0)
-		return;
-	if (!hk->lead_known || cost < hk->lead)
-		hk->lead = cost;
-	hk->lead_known = true;
+	if (!masked && advance_get(&hk->advance))
+		keep_fastest(&hk->lead, &hk->lead_known, cost);
 }
-
 
 /* fire_together()'s leads: the post's is the fastest seen (no IPI before
  * its target); a further expiry's state change follows the dearest
@@ -523,11 +527,8 @@ static void lead_observe(struct housekeeper *hk, bool masked, uint64_t cost)
  * every post late. */
 static void post_observe(struct housekeeper *hk, uint64_t cost)
 {
-	if (advance_get(&hk->advance) == 0)
-		return;
-	if (!hk->post_known || cost < hk->post_lead)
-		hk->post_lead = cost;
-	hk->post_known = true;
+	if (advance_get(&hk->advance))
+		keep_fastest(&hk->post_lead, &hk->post_known, cost);
 }
 
 static void more_observe(struct housekeeper *hk, uint64_t cost)

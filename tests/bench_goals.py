@@ -18,10 +18,11 @@ KNOWN_MISSES = {
         "Against the goals: the one goal it names as not met); advance=auto is the answer",
     "smp-timers/posted: coincident TSC deadlines, the last CPU's latency p99 at most 2x "
     "native's":
-        "one housekeeper posts the vCPUs' expiries one after another, ~280 cycles each "
-        "(the claim, the timer's state, LVTT's delivery through vlapic_accept): with 3 vCPUs "
-        "due at once the last came 740 cycles late (p50; p99 746) against native's 29-30 "
-        "(2026-12-07, first measured)",
+        "one housekeeper posts every vCPU's expiry, so of three due at once the second and "
+        "third notifications follow the first by one post each (vlapic_timer_deliver(): "
+        "LVTT, vlapic_accept(), PIR, ON, the IPI; ~130 cycles in Bochs): 292 / 295 against "
+        "native's 29 / 30 (p50 / p99, d5856b0); 740 / 746 when each went round the "
+        "housekeeper's loop (67931e9; fire_together() since)",
     "oneshot_spin_lat_before: advance=off within 10% of native":
         "the same exit and entry with a TMICT-armed timer: 721 against 36 cycles "
         "(docs/benchmarks.md's timer table)",
@@ -45,13 +46,17 @@ KNOWN_MISSES = {
         "every row), 1.07x-1.09x before: each wake-up takes ~1.4 TSC-deadline WRMSR exits "
         "(235 added cycles each), some 7 us",
     "linux posted: cyclictest avg at most 1.05x native-3cpu (issue 24)":
-        "1.14x on a1f9b0f (87.7 against 77.1 us), 1.12x-1.13x before: the same exits per "
-        "wake-up as "
-        "preempt/auto, and the IPI of each posted expiry",
+        "1.14x on d5856b0 and a1f9b0f (87.6 and 87.7 against 77.1 us), 1.12x-1.13x before: "
+        "a vCPU halted at its deadline takes an HLT exit and serves its own timer, so each "
+        "wake-up costs what preempt/auto's does (the TSC-deadline WRMSR exit on the way to "
+        "cyclictest's clock read, ~5 us, docs/benchmarks.md)",
     "linux posted/hlt-guest: cyclictest avg at most 1.05x native-3cpu (issue 24)":
-        "1.17x on a1f9b0f (90.3 against 77.1 us), 1.14x-1.20x before (1.20x-1.22x before "
-        "its exits resumed at once, 18b7223): ~1.4 WRMSR exits per wake-up and the IPI, as "
-        "linux posted, and a halted vCPU's wake-up in the guest",
+        "1.14x on d5856b0 (87.8 against 77.1 us; 1.17x on a1f9b0f, 1.14x-1.20x before): per "
+        "wake-up (traced, boot 2) the handler's TSC-deadline WRMSR exit before cyclictest "
+        "reads its clock, 308-318 cycles from exit to entry (~6.4 us: the housekeeper's "
+        "lock, its queue, a kick), the halted vCPU's wake-up in the guest (~0.8 us), and "
+        "the housekeeper's posts for both threads' deadlines at one TSC (mean 1.3 us; 3.4-3.9 "
+        "before fire_together())",
     "linux dedicated: cyclictest avg at most 1.05x native-dedicated (issue 24)":
         "1.11x on a1f9b0f (103.2 against 93.2 us) and 5013a4a: per wake-up on vCPU 1, 1.37 "
         "TSC-deadline "

@@ -28,6 +28,7 @@
  * (coincident_deadline_last): the test of a hypervisor that serves every
  * vCPU's timer from one CPU (timer=posted's housekeeper).
  */
+#include "lib/apic_util.h"
 #include "lib/bench.h"
 #include "lib/guest.h"
 #include "lib/smp.h"
@@ -42,7 +43,7 @@
 #define ROUNDS_DEFAULT          200u
 #define ROUNDS_MAX              1000u
 #define ROUND_GAP_US            100u    /* between two rounds' deadlines */
-#define ROUND_WAIT_US           10000u  /* a round's interrupt later than this: lost */
+#define ROUND_WAIT_US           10000u  /* a round's interrupt not come by then: lost */
 
 struct cpu_run {
 	uint64_t period_us;
@@ -146,23 +147,17 @@ static void run_deadlines(void *arg)
 	apic_write(LAPIC_LVT_TIMER, (uint32_t)FIELD_PREP(LAPIC_LVT_TIMER_MODE,
 							   LAPIC_TIMER_TSC_DEADLINE) | DEADLINE_VECTOR);
 	for (uint32_t k = 0; k < rounds; k++) {
-		uint64_t give_up;
-
 		while (round_no != k)
 			pause();
 		wrmsr(MSR_IA32_TSC_DEADLINE, round_deadline);
-		give_up = round_deadline + tsc_from_us(ROUND_WAIT_US);
-		while (got_round[me] != k + 1 && !tsc_passed(give_up))
-			pause();
-		if (got_round[me] != k + 1) {
+		if (!apic_util_wait(&got_round[me], k + 1, ROUND_WAIT_US)) {
 			lost[me]++;
 			wrmsr(MSR_IA32_TSC_DEADLINE, 0);
 		}
 		/* CPU 0 opens the next round once every CPU is done. */
 		if (me == 0) {
 			for (unsigned c = 1; c < cpu_count(); c++)
-				while (got_round[c] != k + 1 && !tsc_passed(give_up + tsc_from_us(ROUND_WAIT_US)))
-					pause();
+				apic_util_wait(&got_round[c], k + 1, ROUND_WAIT_US);
 			round_deadline = tsc_deadline_us(ROUND_GAP_US);
 			round_no = k + 1;
 		}

@@ -16,7 +16,13 @@
 #include "drivers/base.h"
 
 #define TSC_WARP_ROUNDS     64u
-#define TSC_WARP_TURN_US    200000u     /* an AP that takes longer has stopped */
+/*
+ * An AP that takes longer over one turn has stopped. Not shorter than the
+ * second smp.c gives an AP to answer its SIPI: QEMU TCG with 64 vCPU
+ * threads on 2 busy host cores left one AP without a turn for over 200 ms,
+ * the bound before, and a CPU merely slow read as TSCs out of step.
+ */
+#define TSC_WARP_TURN_US    1000000u
 
 /* The state one AP and the BSP share during the test. */
 struct tsc_warp {

@@ -40,9 +40,13 @@ bool tqueue_set(struct tqueue *q, struct tqueue_node *n, uint64_t key)
 {
 	uint32_t i;
 
-	if (!n->queued && q->n == TQUEUE_MAX)
+	if (n->queued) {
+		tqueue_cancel(q, n);
+	} else if (q->n == TQUEUE_MAX) {
 		return false;
-	tqueue_cancel(q, n);
+	} else {
+		n->gen++;       /* what tqueue_cancel() does with a node not queued */
+	}
 	/* After every node whose key has been reached by ours: equal keys
 	 * keep arrival order. */
 	for (i = q->n; i > 0 && !timebase_reached(key, q->order[i - 1]->key); i--)

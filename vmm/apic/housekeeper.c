@@ -274,7 +274,8 @@ void housekeeper_lock_timer(struct vcpu *v)
 
 /* Under the lock: v's node follows its timer. True if the housekeeper
  * sleeps past the new first expiry and must be kicked. */
-static bool node_update(struct housekeeper *hk, struct vcpu *v)
+static inline __attribute__((always_inline)) bool node_update(struct housekeeper *hk,
+								  struct vcpu *v)
 {
 	struct tqueue_node *n = &hk->node[v->id];
 	struct vtimer *t = &v->lapic->timer;
@@ -291,9 +292,9 @@ static bool node_update(struct housekeeper *hk, struct vcpu *v)
 	       !timebase_reached(wake_for(hk, key), hk->sleep_until);
 }
 
-void housekeeper_unlock_timer(struct vcpu *v)
+static inline __attribute__((always_inline)) void unlock_timer(struct housekeeper *hk,
+								 struct vcpu *v)
 {
-	struct housekeeper *hk = v->guest->hk;
 	bool kick = false;
 
 	if (v->timer_dirty) {
@@ -304,6 +305,23 @@ void housekeeper_unlock_timer(struct vcpu *v)
 	/* After the unlock: the housekeeper wakes to a free lock. */
 	if (kick)
 		apic_send_ipi(cpus[hk->cpu]->apic_id, VEC_KICK);
+}
+
+void housekeeper_unlock_timer(struct vcpu *v)
+{
+	unlock_timer(v->guest->hk, v);
+}
+
+/* The guest's write of IA32_TSC_DEADLINE, read at guest TSC `now`, under
+ * the lock: the write a guest makes for every timer it programs, lock and
+ * unlock taken here rather than called (vapic_deadline_write()). */
+void housekeeper_deadline_write(struct vcpu *v, uint64_t val, uint64_t now)
+{
+	struct housekeeper *hk = v->guest->hk;
+
+	spin_lock(&hk->lock);
+	vlapic_write_tsc_deadline_at(v->lapic, val, now);
+	unlock_timer(hk, v);
 }
 
 void housekeeper_timer_cancel(struct vcpu *v)

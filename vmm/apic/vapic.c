@@ -454,9 +454,7 @@ int vapic_timer_reg_written(struct vcpu *v)
  */
 static __attribute__((noinline)) int deadline_write_posted(struct vcpu *v, uint64_t val)
 {
-	housekeeper_lock_timer(v);
-	vlapic_write_tsc_deadline_at(v->lapic, val, guest_now(v));
-	housekeeper_unlock_timer(v);
+	housekeeper_deadline_write(v, val, guest_now(v));
 	if (log_trace_on(TRACE_TIMER))
 		trace_timer_arm(v);
 	return EXIT_RESUMABLE;

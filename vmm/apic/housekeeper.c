@@ -52,6 +52,10 @@ struct housekeeper {
 	 * sleep_until (0: no timer armed) or a kick wakes it */
 	bool asleep;
 	uint64_t sleep_until;
+	/* The first key that sleep does not cover: sleep_until plus the
+	 * distance wake_for() keeps, which only the housekeeper changes, and
+	 * not while it sleeps (plan_sleep()). */
+	uint64_t covers_before;
 	uint64_t slept_for;             /* the key its last sleep was armed for */
 	uint64_t recheck_tsc;           /* the longest sleep: HK_RECHECK_US */
 	struct timer_advance advance;   /* host timer armed this early (under lock) */
@@ -288,8 +292,7 @@ static inline __attribute__((always_inline)) bool node_update(struct housekeeper
 	tqueue_set(&hk->queue, n, key);
 	if (!hk->asleep || !tqueue_is_first(&hk->queue, n))
 		return false;
-	return !hk->sleep_until ||
-	       !timebase_reached(wake_for(hk, key), hk->sleep_until);
+	return !hk->sleep_until || !timebase_reached(key, hk->covers_before);
 }
 
 static inline __attribute__((always_inline)) void unlock_timer(struct housekeeper *hk,
@@ -688,6 +691,10 @@ static uint64_t plan_sleep(struct housekeeper *hk, struct tqueue_ticket t, uint6
 
 	hk->asleep = true;
 	hk->sleep_until = for_key ? wake : recheck;
+	/* wake_for(hk, key) is key less this, for every key (modulo 2^64):
+	 * node_update() then compares without the multiply, in the vCPU's
+	 * WRMSR exit. */
+	hk->covers_before = hk->sleep_until - wake_for(hk, 0);
 	hk->slept_for = for_key ? t.key : 0;
 	return hk->sleep_until;
 }

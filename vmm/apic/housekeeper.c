@@ -315,16 +315,26 @@ void housekeeper_unlock_timer(struct vcpu *v)
 	unlock_timer(v->guest->hk, v);
 }
 
-/* The guest's write of IA32_TSC_DEADLINE, read at guest TSC `now`, under
+/*
+ * The guest's write of IA32_TSC_DEADLINE, read at guest TSC `now`, under
  * the lock: the write a guest makes for every timer it programs, lock and
- * unlock taken here rather than called (vapic_deadline_write()). */
-void housekeeper_deadline_write(struct vcpu *v, uint64_t val, uint64_t now)
+ * unlock taken here rather than called, and vapic_deadline_write()'s tail
+ * call. Then it is resumable: the unlock has queued the new target
+ * (kicking the housekeeper if it must wake sooner) and cleared
+ * timer_dirty, and the entry's own timer work for this backend - the
+ * preemption timer for the time limit and the stop poll - is as the last
+ * slow entry left it.
+ */
+int housekeeper_deadline_write(struct vcpu *v, uint64_t val, uint64_t now)
 {
 	struct housekeeper *hk = v->guest->hk;
 
 	spin_lock(&hk->lock);
 	vlapic_write_tsc_deadline_at(v->lapic, val, now);
 	unlock_timer(hk, v);
+	if (log_trace_on(TRACE_TIMER))
+		trace_timer_arm(v);
+	return EXIT_RESUMABLE;
 }
 
 void housekeeper_timer_cancel(struct vcpu *v)

@@ -425,7 +425,7 @@ static int deadline_write(struct vcpu *v, uint64_t val)
 /*
  * After a write to LVTT, TMICT or TDCR (an APIC-write exit or an x2APIC
  * WRMSR), the housekeeper's lock released: timer=posted is resumable as
- * the TSC-deadline write is (deadline_write_posted()), the others as
+ * the TSC-deadline write is (housekeeper_deadline_write()), the others as
  * timer_moved() says. Linux writes LVTT whenever its clockevent leaves
  * or re-enters the oneshot-stopped state, on a tickless CPU about every
  * other wake-up.
@@ -443,21 +443,6 @@ static inline __attribute__((always_inline)) int timer_reg_written(struct vcpu *
 int vapic_timer_reg_written(struct vcpu *v)
 {
 	return timer_reg_written(v);
-}
-
-/*
- * timer=posted: the housekeeper's lock around the write, and then it is
- * resumable too: the unlock has queued the new target (kicking the
- * housekeeper if it must wake sooner) and cleared timer_dirty, and the
- * entry's own timer work for that backend - the preemption timer for the
- * time limit and the stop poll - is as the last slow entry left it.
- */
-static __attribute__((noinline)) int deadline_write_posted(struct vcpu *v, uint64_t val)
-{
-	housekeeper_deadline_write(v, val, guest_now(v));
-	if (log_trace_on(TRACE_TIMER))
-		trace_timer_arm(v);
-	return EXIT_RESUMABLE;
 }
 
 static __attribute__((noinline)) int apic_msr_write(struct vcpu *v, uint32_t msr, uint64_t val)
@@ -479,8 +464,9 @@ int vapic_deadline_write(struct vcpu *v, uint64_t val)
 {
 	/* timer=posted is the backend of every vCPU of a guest with a
 	 * housekeeper (vcpu_timer_init()). */
-	return unlikely(v->timer_kind == TIMER_POSTED) ? deadline_write_posted(v, val)
-						       : deadline_write(v, val);
+	return unlikely(v->timer_kind == TIMER_POSTED)
+		       ? housekeeper_deadline_write(v, val, guest_now(v))
+		       : deadline_write(v, val);
 }
 
 /* A dispatch without a frame: each write pays for its own. */

@@ -107,8 +107,9 @@ void vcpu_timer_reset(struct vcpu *v);
 /* vmm/apic/housekeeper.c (timer=posted). */
 void housekeeper_lock_timer(struct vcpu *v);
 void housekeeper_unlock_timer(struct vcpu *v);
-/* IA32_TSC_DEADLINE <- val at guest TSC now, between the two. */
-void housekeeper_deadline_write(struct vcpu *v, uint64_t val, uint64_t now);
+/* IA32_TSC_DEADLINE <- val at guest TSC now, between the two:
+ * EXIT_RESUMABLE. */
+int housekeeper_deadline_write(struct vcpu *v, uint64_t val, uint64_t now);
 
 /* Around every access to v's timer state on v's own CPU. Unlock hands a
  * target that moved (v->timer_dirty) to the queue; for a vCPU whose timer

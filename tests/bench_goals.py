@@ -20,9 +20,10 @@ KNOWN_MISSES = {
     "native's":
         "one housekeeper posts every vCPU's expiry, so of three due at once the second and "
         "third notifications follow the first by one post each (vlapic_timer_deliver(): "
-        "LVTT, vlapic_accept(), PIR, ON, the IPI; ~130 cycles in Bochs): 292 / 295 against "
-        "native's 29 / 30 (p50 / p99, d5856b0); 740 / 746 when each went round the "
-        "housekeeper's loop (67931e9; fire_together() since)",
+        "LVTT, vlapic_accept(), PIR, ON, the IPI; ~130 cycles in Bochs): 290 / 297 against "
+        "native's 28 / 28 (p50 / p99, 2c3e1dc; 292 / 295 against 29 / 30 on d5856b0); "
+        "740 / 746 when each went round the housekeeper's loop (67931e9; fire_together() "
+        "since)",
     "oneshot_spin_lat_before: advance=off within 10% of native":
         "the same exit and entry with a TMICT-armed timer: 721 against 36 cycles "
         "(docs/benchmarks.md's timer table)",
@@ -38,32 +39,34 @@ KNOWN_MISSES = {
     # longer sit in modes (thread averages within a few us), so these are
     # tickvisor's costs, not noise.
     "linux preempt/off: cyclictest avg at most 1.05x native (issue 24)":
-        "1.25x-1.28x (95.5 against 75.5 us on 5013a4a): without an advance each expiry waits "
-        "for the exit and entry that deliver it (tscdeadline_spin_lat 673 against 30 "
-        "cycles); advance=auto is the answer",
+        "1.26x (97.3 against 77.2 us on 2c3e1dc; 1.25x-1.28x before): without an advance "
+        "each expiry waits for the exit and entry that deliver it (tscdeadline_spin_lat "
+        "673 against 30 cycles); advance=auto is the answer",
     "linux preempt/auto: cyclictest avg at most 1.05x native (issue 24)":
-        "1.10x on a1f9b0f (84.8 against 77.2 us; the same six phases against the tick in "
-        "every row), 1.07x-1.09x before: each wake-up takes ~1.4 TSC-deadline WRMSR exits "
-        "(235 added cycles each), some 7 us",
+        "1.09x on 2c3e1dc (84.5 against 77.2 us; 1.10x on a1f9b0f, 1.07x-1.09x before): "
+        "each wake-up takes ~1.4 TSC-deadline WRMSR exits (235 added cycles each), one "
+        "between the timer interrupt and cyclictest's clock read (+5.4 us, traced); for "
+        "1.05x that exit would have to cost under ~135 cycles, below the cheapest exit "
+        "(CPUID, 142; docs/benchmarks.md, Linux)",
     "linux posted: cyclictest avg at most 1.05x native-3cpu (issue 24)":
-        "1.14x on d5856b0 and a1f9b0f (87.6 and 87.7 against 77.1 us), 1.12x-1.13x before: "
+        "1.13x on 2c3e1dc (86.8 against 77.1 us), 1.14x on d5856b0 and a1f9b0f (87.6, 87.7): "
         "a vCPU halted at its deadline takes an HLT exit and serves its own timer, so each "
         "wake-up costs what preempt/auto's does (the TSC-deadline WRMSR exit on the way to "
         "cyclictest's clock read, ~5 us, docs/benchmarks.md)",
     "linux posted/hlt-guest: cyclictest avg at most 1.05x native-3cpu (issue 24)":
-        "1.14x on d5856b0 (87.8 against 77.1 us; 1.17x on a1f9b0f, 1.14x-1.20x before): per "
+        "1.13x on 2c3e1dc (86.9 against 77.1 us; 1.14x on d5856b0, 1.17x on a1f9b0f): per "
         "wake-up (traced, boot 2) the handler's TSC-deadline WRMSR exit before cyclictest "
-        "reads its clock, 308-318 cycles from exit to entry (~6.4 us: the housekeeper's "
-        "lock, its queue, a kick), the halted vCPU's wake-up in the guest (~0.8 us), and "
+        "reads its clock, 279-287 cycles from exit to entry on 2c3e1dc (308-318 on "
+        "a1f9b0f, ~6.4 us: the housekeeper's lock, its queue, a kick), the halted vCPU's "
+        "wake-up in the guest (~0.8 us), and "
         "the housekeeper's posts for both threads' deadlines at one TSC (mean 1.3 us; 3.4-3.9 "
         "before fire_together())",
     "linux dedicated: cyclictest avg at most 1.05x native-dedicated (issue 24)":
-        "1.11x on a1f9b0f (103.2 against 93.2 us) and 5013a4a: per wake-up on vCPU 1, 1.37 "
-        "TSC-deadline "
-        "WRMSR exits and 0.13 or 1.38 LVTT writes by the boot's phase (0.63 on 5013a4a; "
-        "Linux's clockevent entering and leaving "
-        "oneshot-stopped on the tickless CPU), ~295 and ~253 cycles from exit to entry "
-        "(traced), ~12 us",
+        "1.10x on 2c3e1dc (102.2 against 93.2 us), 1.11x on a1f9b0f and 5013a4a: per "
+        "wake-up on vCPU 1, 1.36-1.37 TSC-deadline WRMSR exits and 0.12-0.13 LVTT writes "
+        "(1.37-1.38 in some boots of a1f9b0f and 9e28098, 0.63 on 5013a4a; Linux's "
+        "clockevent entering and leaving oneshot-stopped on the tickless CPU), ~280 "
+        "(posted/hlt-guest's, traced) and ~253 cycles from exit to entry, ~8 us",
 }
 
 

@@ -194,7 +194,7 @@ void config_defaults(struct tv_config *c)
 	memset(c, 0, sizeof(*c));
 	options_default(&c->opts);
 	c->log_level = LOG_INFO;
-	c->inject.adjust_cpu = c->inject.warp_cpu = -1;
+	c->inject.adjust_cpu = c->inject.warp_cpu = c->inject.slow_cpu = -1;
 }
 
 static int set_bool(bool *b, const char *v)
@@ -556,8 +556,27 @@ static int parse_inject_tsc(struct cfg_ctx *x, char *arg, int32_t *cpu, int64_t 
 	return 0;
 }
 
+/* CPU:MS of inject=tsc-slow:, MS from 1 to 10000. */
+static int parse_inject_slow(struct cfg_ctx *x, char *arg, struct tv_inject *in)
+{
+	char *colon = strchr(arg, ':');
+	uint64_t n, ms;
+
+	if (!colon)
+		return cfg_error(x, "inject=tsc-slow takes CPU:MS, not", arg);
+	*colon = 0;
+	if (!parse_u64(arg, &n, false) || n == 0 || n >= TV_MAX_CPUS)
+		return cfg_error(x, "inject: the CPU must be an AP, 1..63, not", arg);
+	if (!parse_u64(colon + 1, &ms, false) || !ms || ms > 10000)
+		return cfg_error(x, "inject=tsc-slow: MS must be 1 to 10000 milliseconds, not",
+				 colon + 1);
+	in->slow_cpu = (int32_t)n;
+	in->slow_ms = (uint32_t)ms;
+	return 0;
+}
+
 /* inject=hpet-stuck|hpet-strays|hlt-vintr-erratum|tsc-adjust:CPU:CYCLES|tsc-warp:CPU:CYCLES|
- * reset-from:fadt|cf9|kbc|efi (struct tv_inject). */
+ * tsc-slow:CPU:MS|reset-from:fadt|cf9|kbc|efi (struct tv_inject). */
 static int parse_inject(struct cfg_ctx *x, struct tv_inject *in, char *val)
 {
 	static const char *const reset_from[] = { "fadt", "cf9", "kbc", "efi" };
@@ -587,9 +606,11 @@ static int parse_inject(struct cfg_ctx *x, struct tv_inject *in, char *val)
 		return parse_inject_tsc(x, val + 11, &in->adjust_cpu, &in->adjust);
 	if (!strncmp(val, "tsc-warp:", 9))
 		return parse_inject_tsc(x, val + 9, &in->warp_cpu, &in->warp);
+	if (!strncmp(val, "tsc-slow:", 9))
+		return parse_inject_slow(x, val + 9, in);
 	return cfg_error(x, "inject must be hpet-stuck, hpet-strays, hlt-vintr-erratum, "
-			 "tsc-adjust:CPU:CYCLES, tsc-warp:CPU:CYCLES or reset-from:METHOD, not",
-			 val);
+			 "tsc-adjust:CPU:CYCLES, tsc-warp:CPU:CYCLES, tsc-slow:CPU:MS or "
+			 "reset-from:METHOD, not", val);
 }
 
 static int parse_global(struct cfg_ctx *x, struct tv_config *c, char *tok)

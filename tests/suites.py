@@ -537,6 +537,21 @@ SUITES = [
                   r"^tickvisor: final status 1$",
                   r"^tickvisor: press a key to power off \(or wait 60 s\)$"],
           reject=[r"^tickvisor: memory: ", r"^tickvisor: ACPI: "]),
+    # An AP that takes no warp-test turn within TSC_WARP_TURN_US (1 s) has
+    # stopped: named, and the TSCs are not vouched for (cpu2 waits 2 s:
+    # inject=tsc-slow; tcg-tsc-slow-ap below is the slow one that passes).
+    Suite("tcg-tsc-stalled-ap", "log=info\ninject=tsc-slow:2:2000\n", emu="tcg", cpus=3,
+          status=1, timeout=180,
+          expect=[r"^tickvisor: inject=tsc-slow: cpu2 waits 2000 ms before its warp-test "
+                  r"turns$",
+                  r"^tickvisor: TSC: cpu2 stopped taking its turns in the warp test \(after "
+                  r"\d+ of 64 round trips\)$",
+                  r"^tickvisor: TSC: unsynchronised across CPUs: guests with more than one "
+                  r"vCPU, and timer=posted, are refused$",
+                  r"^tickvisor: platform: 3 of 3 CPUs up .*, CPUs out of step\), ",
+                  r"^tickvisor: error: VMX unavailable: this CPU has no VMX",
+                  r"^tickvisor: final status 1$"],
+          reject=[r"cpu1 stopped taking"]),
     Suite("config-error", "timer=auto\nguest ok x.elf\nbogus=1\n", status=1,
           expect=[r"^tickvisor: error: \\EFI\\tickvisor\\tickvisor.cfg:3: unknown option 'bogus'"]),
     Suite("guest-missing", "guest lost guests/does-not-exist.elf mem=16M\n", status=1,
@@ -1136,6 +1151,17 @@ PLATFORM_SUITES = [
     PlatformSuite("tcg-smp64", cpus=64, expect=[
         r"^tickvisor: ACPI: MADT lists 64 CPUs, ", r"^tickvisor: 64 CPUs \(",
         r"^tickvisor: 63 other CPUs parked by INIT \(wait-for-SIPI\)"]),
+    # An AP slow to take its warp-test turns is slow, not out of step: each
+    # turn may take TSC_WARP_TURN_US (1 s). tcg-smp64 once read "CPUs out of
+    # step" under the 200 ms bound before it (QEMU's 64 vCPU threads on 2
+    # busy host cores), so cpu1 here waits 300 ms before its first turn
+    # (inject=tsc-slow), which the old bound refused.
+    PlatformSuite("tcg-tsc-slow-ap", cpus=3, config="log=info\ninject=tsc-slow:1:300\n",
+                  expect=[r"^tickvisor: inject=tsc-slow: cpu1 waits 300 ms before its "
+                          r"warp-test turns$",
+                          r"^tickvisor: TSC: in step on all 3 CPUs \(warp test",
+                          r"CPUs in step\), "],
+                  reject=[r"stopped taking its turns"]),
     # Beyond TV_MAX_CPUS (64): counted and parked all the same.
     PlatformSuite("tcg-smp80", cpus=80, expect=[
         r"^tickvisor: ACPI: MADT lists 80 CPUs, ", r"^tickvisor: 80 CPUs \(",

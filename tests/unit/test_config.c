@@ -790,6 +790,7 @@ static void test_inject(void **state)
 	assert_false(cfg.inject.hpet_stuck);
 	assert_int_equal(cfg.inject.adjust_cpu, -1);
 	assert_int_equal(cfg.inject.warp_cpu, -1);
+	assert_int_equal(cfg.inject.slow_cpu, -1);
 	parse_ok("inject=hpet-stuck inject=tsc-adjust:1:-5000\ninject=tsc-warp:3:1048576");
 	assert_true(cfg.inject.hpet_stuck);
 	assert_false(cfg.inject.hpet_strays);
@@ -798,7 +799,17 @@ static void test_inject(void **state)
 	assert_int_equal(cfg.inject.warp_cpu, 3);
 	assert_int_equal(cfg.inject.warp, 0x100000);
 	expect_err("inject=hpet", 1, "inject must be hpet-stuck, hpet-strays, hlt-vintr-erratum, "
-		   "tsc-adjust:CPU:CYCLES, tsc-warp:CPU:CYCLES or reset-from:METHOD, not 'hpet'");
+		   "tsc-adjust:CPU:CYCLES, tsc-warp:CPU:CYCLES, tsc-slow:CPU:MS or "
+		   "reset-from:METHOD, not 'hpet'");
+	parse_ok("inject=tsc-slow:2:400");
+	assert_int_equal(cfg.inject.slow_cpu, 2);
+	assert_int_equal(cfg.inject.slow_ms, 400);
+	expect_err("inject=tsc-slow:2", 1, "inject=tsc-slow takes CPU:MS, not '2'");
+	expect_err("inject=tsc-slow:0:400", 1, "inject: the CPU must be an AP, 1..63, not '0'");
+	expect_err("inject=tsc-slow:1:0", 1,
+		   "inject=tsc-slow: MS must be 1 to 10000 milliseconds, not '0'");
+	expect_err("inject=tsc-slow:1:10001", 1,
+		   "inject=tsc-slow: MS must be 1 to 10000 milliseconds, not '10001'");
 	/* end=reset's first method (issue 22.7): the FADT's unless told. */
 	assert_int_equal(cfg.inject.reset_from, 0);
 	parse_ok("inject=hpet-strays");

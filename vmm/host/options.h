@@ -147,6 +147,8 @@ struct tv_inject {
 	int64_t adjust;
 	int32_t warp_cpu;               /* ... after tickvisor's check; -1: none */
 	int64_t warp;
+	int32_t slow_cpu;               /* waits slow_ms before its warp-test turns; -1: none */
+	uint32_t slow_ms;
 	uint8_t reset_from;             /* enum reset_method end=reset starts with */
 };
 

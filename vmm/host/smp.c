@@ -175,6 +175,10 @@ void ap_entry(struct pcpu *p)
 	if (aps_vmx)
 		timer_cpu_init(&p->timer, p->index, p->apic_id);
 	__atomic_store_n(&p->ready, 1, __ATOMIC_RELEASE);
+	/* inject=tsc-slow: an AP held up before its turns, as a loaded
+	 * host can hold a VM's vCPU thread. */
+	if (platform.inject.slow_cpu == (int32_t)p->index)
+		delay_us(platform.inject.slow_ms * 1000ull);
 	tsc_warp_ap(&p->warp);
 	for (;;) {
 		void (*fn)(void *);
@@ -236,6 +240,9 @@ static void check_tsc(struct pcpu *p)
 
 	if (p->inject_missed)
 		pr_warn("inject=: cpu%u has no IA32_TSC_ADJUST: nothing injected", p->index);
+	if (platform.inject.slow_cpu == (int32_t)p->index)
+		pr_warn("inject=tsc-slow: cpu%u waits %u ms before its warp-test turns", p->index,
+			platform.inject.slow_ms);
 	if (p->tsc_adjust_was)
 		pr_warn("cpu%u: IA32_TSC_ADJUST was %ld (left by the firmware): set to 0",
 			p->index, (long)p->tsc_adjust_was);

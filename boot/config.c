@@ -537,21 +537,37 @@ static int parse_guest(struct cfg_ctx *x, struct tv_config *c, char **tok, unsig
 	return 0;
 }
 
+/* The CPU of inject=KEY:CPU:...: an AP, 1..63; *rest what follows its
+ * colon. `form` names the key's argument in the error. */
+static int parse_inject_ap(struct cfg_ctx *x, char *arg, const char *form, int32_t *cpu,
+			   char **rest)
+{
+	char *colon = strchr(arg, ':');
+	uint64_t n;
+
+	if (!colon)
+		return cfg_error(x, form, arg);
+	*colon = 0;
+	if (!parse_u64(arg, &n, false) || n == 0 || n >= TV_MAX_CPUS)
+		return cfg_error(x, "inject: the CPU must be an AP, 1..63, not", arg);
+	*cpu = (int32_t)n;
+	*rest = colon + 1;
+	return 0;
+}
+
 /* CPU:CYCLES of inject=tsc-adjust: and tsc-warp: (CYCLES may be negative). */
 static int parse_inject_tsc(struct cfg_ctx *x, char *arg, int32_t *cpu, int64_t *cycles)
 {
-	char *colon = strchr(arg, ':'), *num;
-	uint64_t n, c;
+	char *num;
+	int32_t n;
+	uint64_t c;
 
-	if (!colon)
-		return cfg_error(x, "inject=tsc-adjust and tsc-warp take CPU:CYCLES, not", arg);
-	*colon = 0;
-	num = colon + 1;
-	if (!parse_u64(arg, &n, false) || n == 0 || n >= TV_MAX_CPUS)
-		return cfg_error(x, "inject: the CPU must be an AP, 1..63, not", arg);
+	if (parse_inject_ap(x, arg, "inject=tsc-adjust and tsc-warp take CPU:CYCLES, not", &n,
+			    &num))
+		return -1;
 	if (!parse_u64(num + (*num == '-'), &c, false) || !c || c > (1ull << 62))
 		return cfg_error(x, "inject: CYCLES must be a non-zero count of TSC cycles, not", num);
-	*cpu = (int32_t)n;
+	*cpu = n;
 	*cycles = *num == '-' ? -(int64_t)c : (int64_t)c;
 	return 0;
 }
@@ -559,18 +575,15 @@ static int parse_inject_tsc(struct cfg_ctx *x, char *arg, int32_t *cpu, int64_t 
 /* CPU:MS of inject=tsc-slow:, MS from 1 to 10000. */
 static int parse_inject_slow(struct cfg_ctx *x, char *arg, struct tv_inject *in)
 {
-	char *colon = strchr(arg, ':');
-	uint64_t n, ms;
+	char *num;
+	int32_t n;
+	uint64_t ms;
 
-	if (!colon)
-		return cfg_error(x, "inject=tsc-slow takes CPU:MS, not", arg);
-	*colon = 0;
-	if (!parse_u64(arg, &n, false) || n == 0 || n >= TV_MAX_CPUS)
-		return cfg_error(x, "inject: the CPU must be an AP, 1..63, not", arg);
-	if (!parse_u64(colon + 1, &ms, false) || !ms || ms > 10000)
-		return cfg_error(x, "inject=tsc-slow: MS must be 1 to 10000 milliseconds, not",
-				 colon + 1);
-	in->slow_cpu = (int32_t)n;
+	if (parse_inject_ap(x, arg, "inject=tsc-slow takes CPU:MS, not", &n, &num))
+		return -1;
+	if (!parse_u64(num, &ms, false) || !ms || ms > 10000)
+		return cfg_error(x, "inject=tsc-slow: MS must be 1 to 10000 milliseconds, not", num);
+	in->slow_cpu = n;
 	in->slow_ms = (uint32_t)ms;
 	return 0;
 }

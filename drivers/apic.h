@@ -45,6 +45,7 @@ enum apic_reg {
 #define APIC_ICR_DELIV_NMI   (4u << 8)
 #define APIC_ICR_DELIV_INIT  (5u << 8)
 #define APIC_ICR_DELIV_SIPI  (6u << 8)
+#define APIC_ICR_LOGICAL     BIT(11)
 #define APIC_ICR_PENDING     BIT(12)
 #define APIC_ICR_ASSERT      BIT(14)
 #define APIC_ICR_LEVEL       BIT(15)
@@ -85,6 +86,14 @@ static inline void apic_send_ipi(uint32_t dest_apic_id, uint32_t icr_lo)
 		wrmsr(MSR_X2APIC_FIRST + (APIC_ICR_LO >> 4), ((uint64_t)dest_apic_id << 32) | icr_lo);
 	else
 		apic_send_ipi_xapic(dest_apic_id, icr_lo);
+}
+/* x2APIC mode only: an IPI in logical destination mode, to every CPU
+ * whose LDR has the cluster of `ldr` (bits 31:16) and any of its 16 mask
+ * bits: up to 16 CPUs by one WRMSR (SDM Vol. 3A, "Logical Destination
+ * Mode in x2APIC Mode"). */
+static inline void apic_send_ipi_logical(uint32_t ldr, uint32_t icr_lo)
+{
+	wrmsr(MSR_X2APIC_FIRST + (APIC_ICR_LO >> 4), ((uint64_t)ldr << 32) | icr_lo | APIC_ICR_LOGICAL);
 }
 /* An NMI to the CPU with this APIC ID (vector field ignored, SDM). */
 void apic_send_nmi(uint32_t dest_apic_id);

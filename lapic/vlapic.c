@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* Lifecycle, IA32_APIC_BASE and the MSR interface of the virtual APIC. */
+#include "drivers/apic_dest.h"
 #include "drivers/string.h"
 #include "lapic/vlapic.h"
 #include "lapic/vlapic_impl.h"
@@ -19,13 +20,6 @@ static enum vlapic_mode mode_of(uint64_t base_msr)
 static uint32_t id_reg(const struct vlapic *l, enum vlapic_mode mode)
 {
 	return mode == VLAPIC_X2APIC ? l->id : l->id << 24;
-}
-
-/* The x2APIC LDR, derived from the x2APIC ID (SDM "Logical Destination
- * Mode in x2APIC Mode"): cluster in 31:16, one bit in 15:0. */
-static uint32_t x2apic_ldr(uint32_t id)
-{
-	return ((id >> 4) << 16) | (1u << (id & 0xf));
 }
 
 void vlapic_init(struct vlapic *l, uint32_t id, struct vlapic_group *group,
@@ -65,7 +59,7 @@ void vlapic_reset(struct vlapic *l, bool keep_base)
 	vlapic_set(l, LAPIC_SVR, 0xff);
 	vlapic_mask_lvts(l);
 	if (mode == VLAPIC_X2APIC)
-		vlapic_set(l, LAPIC_LDR, x2apic_ldr(l->id));
+		vlapic_set(l, LAPIC_LDR, apic_x2apic_ldr(l->id));
 	__atomic_store_n(&l->esr_pending, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&l->nmi_pending, 0, __ATOMIC_RELAXED);
 	l->cached_timer_mode = LAPIC_TIMER_ONESHOT;
@@ -88,7 +82,7 @@ uint64_t vlapic_base_addr(const struct vlapic *l)
 static void enter_x2apic(struct vlapic *l)
 {
 	vlapic_set(l, LAPIC_ID, id_reg(l, VLAPIC_X2APIC));
-	vlapic_set(l, LAPIC_LDR, x2apic_ldr(l->id));
+	vlapic_set(l, LAPIC_LDR, apic_x2apic_ldr(l->id));
 	vlapic_set(l, LAPIC_DFR, 0);
 	vlapic_set(l, LAPIC_ICR_HI, 0);
 }

@@ -40,6 +40,7 @@ UNIT_SRC_paging := vmm/host/paging_build.c
 UNIT_SRC_cpu_topo := drivers/cpu_topo.c
 UNIT_SRC_placement := vmm/host/placement.c
 UNIT_SRC_serial := drivers/serial.c drivers/fmt.c drivers/string.c
+UNIT_SRC_apic_dest := drivers/apic_dest.c
 
 UNIT_TESTS  := $(patsubst tests/unit/test_%.c,%,$(wildcard tests/unit/test_*.c))
 UNIT_BINS   := $(UNIT_TESTS:%=$(UNIT_OUT)/test_%)

@@ -75,6 +75,13 @@ struct housekeeper {
 	 * dearest recent (more_observe()). Both seeded by lead_seed(). */
 	uint64_t post_lead, more_lead;
 	bool post_known;
+	/* Posts due at one TSC, their notifications sent together
+	 * (post_group()): the fastest seen from the wait to the release, by
+	 * the number of posts m (group_lead[m - 1], known where group_known
+	 * has bit m - 1; until then lead_seed()'s dry group of m). */
+	uint64_t group_lead[TV_MAX_CPUS];
+	uint64_t group_known;
+	struct pi_batch batch;
 	uint64_t posts;                 /* expiries delivered */
 	uint64_t stale;                 /* peeked, then re-armed or cancelled first */
 	/* fire_together()'s expiries, claimed, their state changed, in the
@@ -477,7 +484,7 @@ static uint64_t lead_seed(struct housekeeper *hk)
 	struct tqueue *q = mem_alloc(sizeof(*q));
 	struct tqueue_node *n = mem_alloc(sizeof(*n));
 	struct vcpu *owner = vapic_pi_dry_new();
-	uint64_t best = ~0ull;
+	uint64_t best = ~0ull, more = 0;
 
 	dry->ops = &dry_ops;
 	dry->owner = owner;
@@ -526,6 +533,34 @@ static uint64_t lead_seed(struct housekeeper *hk)
 		tqueue_cancel(q, n);
 		spin_unlock(&hk->lock);
 	}
+	/* A group of m posts due at one TSC (post_group()), for every m the
+	 * guest can have: m holds and posts of the dry vCPU, one release to
+	 * this CPU; the fastest dry group of m, as a real one holds m vCPUs
+	 * elsewhere and sends one IPI or more. The further expiries' state
+	 * changes start earlier by what the group's lead adds to a post's,
+	 * seeded with the most any m adds per expiry. */
+	for (uint32_t m = 2; m <= hk->guest->nvcpus; m++) {
+		uint64_t g = ~0ull;
+
+		for (unsigned i = 0; i < LEAD_SEED_RUNS; i++) {
+			uint64_t mid;
+
+			vapic_pi_clear(owner);
+			spin_lock(&hk->lock);
+			mid = rdtsc();
+			for (uint32_t j = 0; j < m; j++) {
+				vapic_pi_hold_dry(owner, &hk->batch);
+				vlapic_timer_deliver(dry);
+			}
+			vapic_pi_release(&hk->batch);
+			g = MIN(g, rdtsc() - mid);
+			spin_unlock(&hk->lock);
+		}
+		hk->group_lead[m - 1] = g;
+		if (g > hk->post_lead)
+			more = MAX(more, (g - hk->post_lead) / (m - 1));
+	}
+	hk->more_lead += more;
 	vapic_pi_dry_free(owner);
 	mem_free(n, sizeof(*n));
 	mem_free(q, sizeof(*q));
@@ -587,6 +622,59 @@ static uint32_t due_together(const struct housekeeper *hk, uint64_t key)
 
 _Static_assert(TV_MAX_CPUS <= 64, "fire_together() keeps a mask of vCPUs in 64 bits");
 
+/* fire_together()'s claimed expiries from i on (of n) that post at one
+ * host TSC, their notifications sent together (post_group()): 1 for an
+ * expiry not posted (masked LVTT, a far step) or due alone. */
+static uint32_t group_size(const struct housekeeper *hk, uint32_t i, uint32_t n)
+{
+	uint32_t m = 1;
+
+	if (!hk->due[i].post || hk->due[i].masked)
+		return 1;
+	while (i + m < n && hk->due[i + m].key == hk->due[i].key && hk->due[i + m].post &&
+	       !hk->due[i + m].masked)
+		m++;
+	return m;
+}
+
+/* How long before their target m posts at one TSC start: the fastest
+ * group of m seen, or until one is the seed (lead_seed()). */
+static uint64_t group_lead_get(const struct housekeeper *hk, uint32_t m)
+{
+	if (!advance_get(&hk->advance))
+		return 0;
+	return hk->group_lead[m - 1];
+}
+
+static void group_observe(struct housekeeper *hk, uint32_t m, uint64_t cost)
+{
+	bool known = hk->group_known & BIT(m - 1);
+
+	if (!advance_get(&hk->advance))
+		return;
+	keep_fastest(&hk->group_lead[m - 1], &known, cost);
+	hk->group_known |= BIT(m - 1);
+}
+
+/*
+ * The m posts from due[i] on, due at one TSC: posted one after another,
+ * each post's notification sent after the previous one's, the last came
+ * m - 1 posts late (~130 cycles each in Bochs; smp_timers' coincident
+ * deadlines, 290 cycles for the third of 3 against 28 natively). So every
+ * vCPU is held first (vapic_pi_hold()), posted, and all are notified at
+ * once (vapic_pi_release(): one IPI for the CPUs of an x2APIC cluster);
+ * the wait before it is the group's own lead, so that IPI leaves at the
+ * target, not before.
+ */
+static void post_group(struct housekeeper *hk, uint32_t i, uint32_t m)
+{
+	for (uint32_t j = i; j < i + m; j++) {
+		vapic_pi_hold(hk->due[j].v, &hk->batch);
+		vlapic_timer_deliver(hk->due[j].v->lapic);
+	}
+	vapic_pi_release(&hk->batch);
+}
+
 /*
  * Under the lock, t claimed, up to k - 1 more expiries due with it
  * (due_together()): vCPUs' timers often fall due at once (Linux aligns
@@ -621,34 +709,47 @@ static void fire_together(struct housekeeper *hk, struct tqueue_ticket t, uint32
 		claim_state(hk, n++, node_vcpu(hk, m.node), m.key);
 	}
 	posting = hk->due[n - 1].done;
-	for (uint32_t i = 0, first = 1; i < n; i++) {
+	for (uint32_t i = 0, first = 1, m; i < n; i += m) {
 		struct hk_due *d = &hk->due[i];
 		bool waited = false;
-		uint64_t at;
+		uint64_t at, lead;
 
+		m = group_size(hk, i, n);
 		if (!d->post)
 			continue;
+		lead = m > 1 ? group_lead_get(hk, m) : lp;
 		/* No PAUSE: a short wait to a TSC value, which a PAUSE
 		 * overshoots (~140 cycles each on Skylake and later parts;
 		 * in Bochs too, by a few dozen). */
-		while (!timebase_reached(rdtsc(), d->key - lp))
+		while (!timebase_reached(rdtsc(), d->key - lead))
 			waited = true;
 		at = rdtsc();
 		/* The state changes ended late or just in time: the steps up
-		 * to this first post count as the last one's. */
+		 * to this first post count as the last one's. A group's lead,
+		 * longer than a post's, counts as theirs too: fire() must
+		 * start that much sooner. */
 		if (first && !waited)
 			posting = at;
+		if (first)
+			posting += lead - MIN(lead, lp);
 		first = 0;
-		vlapic_timer_deliver(d->v->lapic);
+		if (m > 1)
+			post_group(hk, i, m);
+		else
+			vlapic_timer_deliver(d->v->lapic);
 		d->cost = rdtsc() - at;
 	}
 	/* After every post, off the path the leads cover. What the batch's
 	 * state changes took beyond a lone expiry's (its lead less the
 	 * post's), per further expiry: the first one's own steps count too,
 	 * dearer here than inside deliver(). */
-	for (uint32_t i = 0; i < n; i++)
-		if (hk->due[i].post && !hk->due[i].masked)
+	for (uint32_t i = 0, m; i < n; i += m) {
+		m = group_size(hk, i, n);
+		if (m > 1)
+			group_observe(hk, m, hk->due[i].cost);
+		else if (hk->due[i].post && !hk->due[i].masked)
 			post_observe(hk, hk->due[i].cost);
+	}
 	if (n > 1) {
 		uint64_t lone = lead_get(hk) - MIN(lead_get(hk), lp), took = posting - start;
 

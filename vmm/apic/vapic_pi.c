@@ -97,6 +97,64 @@ bool vapic_pi_post(struct vlapic *l, uint8_t vec)
 	return pi_post_to(v, p, vec);
 }
 
+/*
+ * A batch's hold sets ON before the post sets PIR, the reverse of
+ * pi_post_to()'s order; still no request is stranded, as the release
+ * notifies every held CPU whatever ON was before:
+ * - a notification processed between the hold and the post (by the CPU
+ *   in non-root mode, or vapic_pi_sync()) clears ON without our vector,
+ *   and the release's notification delivers it;
+ * - another sender that finds ON set sends nothing, and the release's
+ *   notification, after its PIR write too, delivers its vector as well.
+ * A notification that finds PIR empty is harmless where posting is on
+ * (vcpu_calib.c, probe 4). Nothing is sent before the release, so the
+ * housekeeper can time it to the target as it times a lone post.
+ */
+static inline __attribute__((always_inline)) bool
+pi_hold_to(struct vcpu *v, const struct pcpu *p, struct pi_batch *b)
+{
+	__atomic_fetch_or(&v->pi->ctl, PI_ON, __ATOMIC_ACQ_REL);
+	b->apic_id[b->n++] = p->apic_id;
+	return true;
+}
+
+bool vapic_pi_hold(struct vcpu *v, struct pi_batch *b)
+{
+	struct pcpu *p = cpus[v->cpu];
+
+	if (!v->pi || !READ_ONCE(v->pi_on) || !p || p == this_cpu())
+		return false;
+	return pi_hold_to(v, p, b);
+}
+
+/* The hold of the dry vCPU of vapic_pi_dry_new(), its checks included
+ * (the last turned around): for timing it (housekeeper.c). */
+bool vapic_pi_hold_dry(struct vcpu *v, struct pi_batch *b)
+{
+	struct pcpu *p = cpus[v->cpu];
+
+	if (!v->pi || !READ_ONCE(v->pi_on) || !p || p != this_cpu())
+		return false;
+	return pi_hold_to(v, p, b);
+}
+
+void vapic_pi_release(struct pi_batch *b)
+{
+	if (apic_caps.x2apic) {
+		uint32_t k = apic_x2apic_dests(b->apic_id, b->n, b->dest);
+
+		for (uint32_t i = 0; i < k; i++)
+			if (b->dest[i].logical)
+				apic_send_ipi_logical(b->dest[i].dest, VEC_POSTED);
+			else
+				apic_send_ipi(b->dest[i].dest, VEC_POSTED);
+	} else {
+		for (uint32_t i = 0; i < b->n; i++)
+			apic_send_ipi(b->apic_id[i], VEC_POSTED);
+	}
+	b->n = 0;
+}
+
 /* For the housekeeper's first lead (housekeeper.c, lead_seed()): the
  * post vapic_pi_post() makes, its checks included, by the dry vCPU
  * l->owner of vapic_pi_dry_new() - on this CPU, so the last check is

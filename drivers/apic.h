@@ -74,6 +74,17 @@ void apic_eoi(void);
 void apic_lint_nmi(unsigned pin, bool active_low);
 /* apic_send_ipi() in xAPIC mode (see apic.c). */
 void apic_send_ipi_xapic(uint32_t dest_apic_id, uint32_t icr_lo);
+/* An x2APIC register write is a WRMSR without WRMSR's serializing: it
+ * "may complete before all preceding stores are globally visible" (SDM
+ * Vol. 3A, "MSR Access in x2APIC Mode"), which MFENCE then LFENCE before
+ * it prevent (LFENCE, as MFENCE orders loads and stores only; the SDM's
+ * sequence since 2017, and Linux's weak_wrmsr_fence()). An IPI must not
+ * overtake what it announces: a posted-interrupt notification its PIR
+ * bits, a kick the request it is for. Bochs orders every store anyway. */
+static inline void apic_x2apic_icr_fence(void)
+{
+	__asm__ volatile("mfence; lfence" ::: "memory");
+}
 /* ICR: `icr_lo` holds vector, delivery mode, level and shorthand bits
  * (with a shorthand the destination is not written). Safe against
  * interrupts and the NMI handler (see apic.c). x2APIC: one WRMSR, no
@@ -82,10 +93,12 @@ void apic_send_ipi_xapic(uint32_t dest_apic_id, uint32_t icr_lo);
  * fewer branches before it, the sooner the other CPU has it. */
 static inline void apic_send_ipi(uint32_t dest_apic_id, uint32_t icr_lo)
 {
-	if (likely(apic_caps.x2apic))
+	if (likely(apic_caps.x2apic)) {
+		apic_x2apic_icr_fence();
 		wrmsr(MSR_X2APIC_FIRST + (APIC_ICR_LO >> 4), ((uint64_t)dest_apic_id << 32) | icr_lo);
-	else
+	} else {
 		apic_send_ipi_xapic(dest_apic_id, icr_lo);
+	}
 }
 /* x2APIC mode only: an IPI in logical destination mode, to every CPU
  * whose LDR has the cluster of `ldr` (bits 31:16) and any of its 16 mask
@@ -93,6 +106,7 @@ static inline void apic_send_ipi(uint32_t dest_apic_id, uint32_t icr_lo)
  * Mode in x2APIC Mode"). */
 static inline void apic_send_ipi_logical(uint32_t ldr, uint32_t icr_lo)
 {
+	apic_x2apic_icr_fence();
 	wrmsr(MSR_X2APIC_FIRST + (APIC_ICR_LO >> 4), ((uint64_t)ldr << 32) | icr_lo | APIC_ICR_LOGICAL);
 }
 /* An NMI to the CPU with this APIC ID (vector field ignored, SDM). */

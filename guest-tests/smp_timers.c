@@ -27,6 +27,15 @@
  * reported (coincident_deadline_lat), and the latest CPU's of each round
  * (coincident_deadline_last): the test of a hypervisor that serves every
  * vCPU's timer from one CPU (timer=posted's housekeeper).
+ *
+ * masked_every=N (0: never) masks LVTT on CPU c in each round k with
+ * (k + c) % N == 0, deadline armed all the same: a masked LVT entry
+ * delivers nothing (SDM Vol. 3A, "Local Vector Table": the mask bit
+ * inhibits reception of the interrupt; KVM's kvm_apic_local_deliver() and
+ * Bochs's apic.cc timer expiry look at it the same way), so that CPU takes
+ * no interrupt that round, while the others of the round take theirs on
+ * time. Under timer=posted this splits the group of posts due at one TSC
+ * (vmm/apic/housekeeper.c, group_size()) at a different place each round.
  */
 #include "lib/apic_util.h"
 #include "lib/bench.h"
@@ -44,6 +53,7 @@
 #define ROUNDS_MAX              1000u
 #define ROUND_GAP_US            100u    /* between two rounds' deadlines */
 #define ROUND_WAIT_US           10000u  /* a round's interrupt not come by then: lost */
+#define MASKED_WAIT_US          20u     /* a masked round's CPU waits past the deadline */
 
 struct cpu_run {
 	uint64_t period_us;
@@ -64,7 +74,9 @@ static volatile uint32_t round_no;
 static volatile uint32_t got_round[MAX_CPUS];          /* the round last taken, +1 */
 static volatile int64_t lat[MAX_CPUS][ROUNDS_MAX];
 static volatile uint32_t early[MAX_CPUS], lost[MAX_CPUS], doubled[MAX_CPUS];
-static uint32_t rounds;
+static volatile bool masked_round[MAX_CPUS];
+static volatile uint32_t masked_taken[MAX_CPUS], masked_rounds[MAX_CPUS];
+static uint32_t rounds, masked_every;
 static int64_t samples[MAX_CPUS * ROUNDS_MAX], last[ROUNDS_MAX];
 
 static void deadline_handler(struct ex_regs *regs)
@@ -74,7 +86,9 @@ static void deadline_handler(struct ex_regs *regs)
 	uint32_t k = round_no;
 
 	(void)regs;
-	if (got_round[me] == k + 1) {
+	if (masked_round[me]) {
+		masked_taken[me]++;
+	} else if (got_round[me] == k + 1) {
 		doubled[me]++;
 	} else {
 		got_round[me] = k + 1;
@@ -141,16 +155,30 @@ static void run_timer(void *arg)
  * set by CPU 0 between rounds (all wait for it); spins until taken. */
 static void run_deadlines(void *arg)
 {
+	uint32_t lvtt = (uint32_t)FIELD_PREP(LAPIC_LVT_TIMER_MODE, LAPIC_TIMER_TSC_DEADLINE) |
+			DEADLINE_VECTOR;
 	unsigned me = smp_id();
 
 	(void)arg;
-	apic_write(LAPIC_LVT_TIMER, (uint32_t)FIELD_PREP(LAPIC_LVT_TIMER_MODE,
-							   LAPIC_TIMER_TSC_DEADLINE) | DEADLINE_VECTOR);
+	apic_write(LAPIC_LVT_TIMER, lvtt);
 	for (uint32_t k = 0; k < rounds; k++) {
+		bool masked = masked_every && (k + me) % masked_every == 0;
+
 		while (round_no != k)
 			pause();
+		if (masked) {
+			masked_round[me] = true;
+			masked_rounds[me]++;
+			apic_write(LAPIC_LVT_TIMER, lvtt | LAPIC_LVT_MASKED);
+		}
 		wrmsr(MSR_IA32_TSC_DEADLINE, round_deadline);
-		if (!apic_util_wait(&got_round[me], k + 1, ROUND_WAIT_US)) {
+		if (masked) {
+			spin_until(round_deadline + tsc_from_us(MASKED_WAIT_US));
+			apic_write(LAPIC_LVT_TIMER, lvtt);
+			masked_round[me] = false;
+			lat[me][k] = INT64_MIN;         /* no sample */
+			got_round[me] = k + 1;
+		} else if (!apic_util_wait(&got_round[me], k + 1, ROUND_WAIT_US)) {
 			lost[me]++;
 			wrmsr(MSR_IA32_TSC_DEADLINE, 0);
 		}
@@ -167,7 +195,8 @@ static void run_deadlines(void *arg)
 
 static void coincident_deadlines(unsigned n)
 {
-	uint32_t taken = 0, bad_early = 0, bad_lost = 0, bad_doubled = 0;
+	uint32_t taken = 0, bad_early = 0, bad_lost = 0, bad_doubled = 0, bad_masked = 0;
+	uint32_t nmasked = 0;
 	uint64_t nsamples = 0;
 
 	if (!(cpuid(1).c & CPUID_1_ECX_TSC_DEADLINE)) {
@@ -177,6 +206,7 @@ static void coincident_deadlines(unsigned n)
 	rounds = (uint32_t)arg_get_ulong("rounds", ROUNDS_DEFAULT);
 	if (rounds > ROUNDS_MAX)
 		rounds = ROUNDS_MAX;
+	masked_every = (uint32_t)arg_get_ulong("masked_every", 0);
 	handle_irq(DEADLINE_VECTOR, deadline_handler);
 	round_deadline = tsc_deadline_us(START_DELAY_US);
 	round_no = 0;
@@ -188,7 +218,11 @@ static void coincident_deadlines(unsigned n)
 		bad_early += early[c];
 		bad_lost += lost[c];
 		bad_doubled += doubled[c];
+		bad_masked += masked_taken[c];
+		nmasked += masked_rounds[c];
 		for (uint32_t k = 0; k < rounds; k++) {
+			if (lat[c][k] == INT64_MIN)
+				continue;               /* masked that round */
 			samples[nsamples++] = lat[c][k];
 			last[k] = lat[c][k] > last[k] ? lat[c][k] : last[k];
 		}
@@ -199,7 +233,10 @@ static void coincident_deadlines(unsigned n)
 	report(!bad_early, "no coincident deadline came before the TSC reached it (%u early)",
 	       bad_early);
 	report(!bad_doubled, "one interrupt per CPU and round (%u more)", bad_doubled);
-	if (!bad_lost) {
+	if (masked_every)
+		report(nmasked && !bad_masked, "no interrupt in the %u rounds a CPU had LVTT masked "
+		       "(%u came)", nmasked, bad_masked);
+	if (!bad_lost && !masked_every) {
 		bench_report("coincident_deadline_lat", "cycles", samples, nsamples, false);
 		bench_report("coincident_deadline_last", "cycles", last, rounds, false);
 	}

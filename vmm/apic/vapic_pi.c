@@ -109,6 +109,15 @@ bool vapic_pi_post(struct vlapic *l, uint8_t vec)
  * A notification that finds PIR empty is harmless where posting is on
  * (vcpu_calib.c, probe 4). Nothing is sent before the release, so the
  * housekeeper can time it to the target as it times a lone post.
+ * What the batch gives up: a held vCPU's PIR bit stands longer before
+ * the release than a lone post's before its IPI (the posts after it, up
+ * to ~130 cycles each in Bochs), and a notification another sender had
+ * in flight before the hold, arriving in that window, would deliver it
+ * that much before the target. While held, no new one is sent (ON is
+ * set). Setting every PIR bit only at the end, after the holds and the
+ * destinations, would shrink that window to a few instructions a vCPU;
+ * tried (2026-12-08), it made the coincident figure later, 46-79 cycles
+ * at p50 against 34, for reasons not yet traced.
  */
 static inline __attribute__((always_inline)) bool
 pi_hold_to(struct vcpu *v, const struct pcpu *p, struct pi_batch *b)

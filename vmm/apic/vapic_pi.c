@@ -116,8 +116,13 @@ bool vapic_pi_post(struct vlapic *l, uint8_t vec)
  * that much before the target. While held, no new one is sent (ON is
  * set). Setting every PIR bit only at the end, after the holds and the
  * destinations, would shrink that window to a few instructions a vCPU;
- * tried (2026-12-08), it made the coincident figure later, 46-79 cycles
- * at p50 against 34, for reasons not yet traced.
+ * tried (2026-12-08), it made the coincident figure later in Bochs, 46-79
+ * cycles at p50 against 34. Measured in part: there the wait before the
+ * timed steps ended ~22 cycles past its target in every round (Bochs
+ * moves its clock a round of the CPUs' turns at a time, so a spin on
+ * RDTSC overshoots by what the phase of the target makes it), and a
+ * second wait, before the PIR bits, overshot again; what that costs on
+ * real parts was not measured.
  */
 static inline __attribute__((always_inline)) bool
 pi_hold_to(struct vcpu *v, const struct pcpu *p, struct pi_batch *b)

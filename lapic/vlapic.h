@@ -205,5 +205,13 @@ bool vlapic_timer_fire(struct vlapic *l, uint64_t now);
  * guest never sees the state between them. */
 bool vlapic_timer_fire_state(struct vlapic *l, uint64_t now, bool *deliver);
 void vlapic_timer_deliver(struct vlapic *l);
+/* vlapic_timer_deliver() split once more, for posts whose last step must
+ * be short (several vCPUs' at one TSC, vmm/apic/housekeeper.c): where
+ * LVTT's delivery is an edge-triggered fixed interrupt to take - not
+ * masked, the APIC software-enabled, the vector legal - its TMR bit is
+ * cleared as vlapic_accept() does, and the vector returned for the
+ * caller to post (no IRR, no notify); else -1, and vlapic_timer_deliver()
+ * does whatever that case asks (nothing, or the error LVT). */
+int vlapic_timer_post_vector(struct vlapic *l);
 
 #endif

@@ -155,6 +155,19 @@ void vlapic_timer_deliver(struct vlapic *l)
 	vlapic_lvt_deliver(l, LAPIC_LVT_TIMER);
 }
 
+int vlapic_timer_post_vector(struct vlapic *l)
+{
+	uint32_t lvt = vlapic_get(l, LAPIC_LVT_TIMER);
+	uint8_t vec = (uint8_t)lvt;
+
+	/* vlapic_lvt_deliver() and vlapic_accept_fixed()'s tests, in order;
+	 * the timer LVT has no delivery mode and is always edge. */
+	if ((lvt & LAPIC_LVT_MASKED) || !vlapic_sw_enabled(l) || vlapic_illegal_vector(vec))
+		return -1;
+	__atomic_fetch_and(vlapic_vec_reg(l, LAPIC_TMR, vec), ~VLAPIC_VEC_BIT(vec), __ATOMIC_RELAXED);
+	return vec;
+}
+
 void vlapic_timer_expired(struct vlapic *l, uint64_t now)
 {
 	if (vlapic_timer_fire(l, now))

@@ -2105,6 +2105,48 @@ static void test_timer_fire_in_two_steps(void **state)
 	assert_int_equal(l->timer.target, start + 3 * period);
 }
 
+/* The second step split once more (vlapic_timer_post_vector(): the
+ * housekeeper posts several vCPUs' LVTT vectors itself): the vector only
+ * where vlapic_timer_deliver() would make an edge-triggered fixed post -
+ * LVTT unmasked (SDM "Local Vector Table": the mask inhibits reception),
+ * the APIC software-enabled (a disabled one takes no fixed interrupt),
+ * the vector legal (0-15 is "Received Illegal Vector" in ESR instead:
+ * SDM "Error Handling"; KVM's kvm_apic_local_deliver() and
+ * __apic_accept_irq(), Bochs's apic.cc deliver() make the same tests) -
+ * its TMR bit cleared as any edge acceptance clears it, and nothing else
+ * done: no IRR, no notify. Otherwise -1, and vlapic_timer_deliver() does
+ * what the case asks. */
+static void test_timer_post_vector(void **state)
+{
+	struct vlapic *l = L[0];
+	unsigned n;
+
+	timer_setup(l, 0xb, TVEC | LVTT_DEADLINE);
+	*(volatile uint32_t *)(l->page + LAPIC_TMR + (TVEC / 32) * 16) |= 1u << (TVEC % 32);
+	n = cpus[0].notifies;
+	assert_int_equal(vlapic_timer_post_vector(l), TVEC);
+	assert_false(tmr_has(l, TVEC));
+	assert_false(irr_has(l, TVEC));
+	assert_int_equal(cpus[0].notifies, n);
+
+	wr(l, LAPIC_LVT_TIMER, TVEC | LVTT_DEADLINE | LAPIC_LVT_MASKED);
+	assert_int_equal(vlapic_timer_post_vector(l), -1);
+	vlapic_timer_deliver(l);
+	assert_true(reg_empty(l, LAPIC_IRR));
+
+	wr(l, LAPIC_LVT_TIMER, 0x07 | LVTT_DEADLINE);
+	assert_int_equal(vlapic_timer_post_vector(l), -1);
+	vlapic_timer_deliver(l);
+	assert_true(reg_empty(l, LAPIC_IRR));
+	assert_int_equal(esr(l), LAPIC_ESR_RECV_ILLEGAL);
+
+	wr(l, LAPIC_LVT_TIMER, TVEC | LVTT_DEADLINE);
+	wr(l, LAPIC_SVR, 0xff);                 /* software-disabled */
+	assert_int_equal(vlapic_timer_post_vector(l), -1);
+	vlapic_timer_deliver(l);
+	assert_true(reg_empty(l, LAPIC_IRR));
+}
+
 static void test_timer_reprogram_after_due(void **state)
 {
 	struct vlapic *l = L[0];
@@ -2847,6 +2889,7 @@ int main(void)
 		T(test_tsc_deadline),
 		T(test_timer_masked_counts),
 		T(test_timer_fire_in_two_steps),
+		T(test_timer_post_vector),
 		T(test_timer_reprogram_after_due),
 		T(test_apicv_write),
 		T(test_fuzz),

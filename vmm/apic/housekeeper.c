@@ -93,6 +93,7 @@ struct housekeeper {
 		uint64_t cost;  /* of its post */
 		bool post;      /* LVTT to deliver (unless masked) */
 		bool masked;    /* LVTT masked: nothing sent, not observed */
+		int vec;        /* post_group(): LVTT's vector to post, or -1 */
 	} due[TV_MAX_CPUS];
 };
 
@@ -540,27 +541,38 @@ static uint64_t lead_seed(struct housekeeper *hk)
 	 * changes start earlier by what the group's lead adds to a post's,
 	 * seeded with the most any m adds per expiry. */
 	for (uint32_t m = 2; m <= hk->guest->nvcpus; m++) {
+		int vec = vlapic_timer_post_vector(dry);
 		uint64_t g = ~0ull;
 
-		for (unsigned i = 0; i < LEAD_SEED_RUNS; i++) {
-			uint64_t mid;
+		for (unsigned i = 0; i < LEAD_SEED_RUNS && vec >= 0; i++) {
+			uint64_t mid, held = 0;
 
 			vapic_pi_clear(owner);
 			spin_lock(&hk->lock);
 			mid = rdtsc();
-			for (uint32_t j = 0; j < m; j++) {
-				vapic_pi_hold_dry(owner, &hk->batch);
-				vlapic_timer_deliver(dry);
-			}
-			vapic_pi_release(&hk->batch);
+			for (uint32_t j = 0; j < m; j++)
+				if (vapic_pi_hold_dry(owner, &hk->batch))
+					held |= BIT(j);
+			vapic_pi_release_prepare(&hk->batch);
+			for (uint32_t j = 0; j < m; j++)
+				if (held & BIT(j))
+					vapic_pi_post_held(owner, (uint8_t)vec);
+			vapic_pi_release_send(&hk->batch);
 			g = MIN(g, rdtsc() - mid);
 			spin_unlock(&hk->lock);
 		}
+		if (g == ~0ull)
+			g = hk->post_lead;
 		hk->group_lead[m - 1] = g;
 		if (g > hk->post_lead)
 			more = MAX(more, (g - hk->post_lead) / (m - 1));
 	}
-	hk->more_lead += more;
+	/* Twice that: a dry claim and post cost less than real ones (3
+	 * vCPUs' coincident deadlines needed 438 a further expiry where the
+	 * seed was 308, and the first round came 300 cycles late; seeded
+	 * twice over, 75), and a `more` too large costs only this CPU's
+	 * wait, falling by a sixteenth of the difference each batch. */
+	hk->more_lead = 2 * (hk->more_lead + more);
 	vapic_pi_dry_free(owner);
 	mem_free(n, sizeof(*n));
 	mem_free(q, sizeof(*q));
@@ -660,19 +672,38 @@ static void group_observe(struct housekeeper *hk, uint32_t m, uint64_t cost)
  * The m posts from due[i] on, due at one TSC: posted one after another,
  * each post's notification sent after the previous one's, the last came
  * m - 1 posts late (~130 cycles each in Bochs; smp_timers' coincident
- * deadlines, 290 cycles for the third of 3 against 28 natively). So every
- * vCPU is held first (vapic_pi_hold()), posted, and all are notified at
- * once (vapic_pi_release(): one IPI for the CPUs of an x2APIC cluster);
- * the wait before it is the group's own lead, so that IPI leaves at the
- * target, not before.
+ * deadlines, 290 cycles for the third of 3 against 28 natively). So, before
+ * the wait, group_prepare() makes what vlapic_accept() would test and do
+ * before a post (vlapic_timer_post_vector()); after it, post_group() holds
+ * every vCPU (vapic_pi_hold(): ON set, so no other sender notifies it
+ * meanwhile), works out the IPIs' destinations (one per x2APIC cluster),
+ * and only then sets each PIR bit and sends (vapic_pi_release_send()): a
+ * PIR bit stands a few instructions a vCPU before the IPI, as a lone
+ * post's does (vapic_pi.c says why that matters). A vCPU that cannot take
+ * a post now, or an LVTT that asks for more than one, goes the whole way,
+ * vlapic_timer_deliver(). The wait before post_group() is the group's own
+ * lead, the fastest group of m seen, so the IPI leaves at the target.
  */
+static void group_prepare(struct housekeeper *hk, uint32_t i, uint32_t m)
+{
+	for (uint32_t j = i; j < i + m; j++)
+		hk->due[j].vec = vlapic_timer_post_vector(hk->due[j].v->lapic);
+}
+
 static void post_group(struct housekeeper *hk, uint32_t i, uint32_t m)
 {
-	for (uint32_t j = i; j < i + m; j++) {
-		vapic_pi_hold(hk->due[j].v, &hk->batch);
-		vlapic_timer_deliver(hk->due[j].v->lapic);
-	}
-	vapic_pi_release(&hk->batch);
+	uint64_t held = 0;
+
+	for (uint32_t j = i; j < i + m; j++)
+		if (hk->due[j].vec >= 0 && vapic_pi_hold(hk->due[j].v, &hk->batch))
+			held |= BIT(j - i);
+	vapic_pi_release_prepare(&hk->batch);
+	for (uint32_t j = i; j < i + m; j++)
+		if (held & BIT(j - i))
+			vapic_pi_post_held(hk->due[j].v, (uint8_t)hk->due[j].vec);
+		else
+			vlapic_timer_deliver(hk->due[j].v->lapic);
+	vapic_pi_release_send(&hk->batch);
 }
 
 /*
@@ -718,6 +749,8 @@ static void fire_together(struct housekeeper *hk, struct tqueue_ticket t, uint32
 		if (!d->post)
 			continue;
 		lead = m > 1 ? group_lead_get(hk, m) : lp;
+		if (m > 1)
+			group_prepare(hk, i, m);
 		/* No PAUSE: a short wait to a TSC value, which a PAUSE
 		 * overshoots (~140 cycles each on Skylake and later parts;
 		 * in Bochs too, by a few dozen). */

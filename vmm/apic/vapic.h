@@ -96,22 +96,31 @@ bool vapic_pi_post(struct vlapic *l, uint8_t vec);
  * vapic_pi_dry_new(), notifying this CPU: for timing it (housekeeper.c). */
 bool vapic_pi_post_dry(struct vlapic *l, uint8_t vec);
 /* Posts whose notifications leave together (housekeeper.c,
- * fire_together(): timers of several vCPUs due at one TSC): each vCPU
- * held (vapic_pi_hold()) before its post, which then sends nothing, and
- * all notified at once after the last (vapic_pi_release()). */
+ * post_group(): timers of several vCPUs due at one TSC): each vCPU held
+ * (vapic_pi_hold()), the destinations worked out
+ * (vapic_pi_release_prepare()), each request posted
+ * (vapic_pi_post_held(), or a post through vlapic_accept(), which finds
+ * ON set and sends nothing), then all notified at once
+ * (vapic_pi_release_send()). */
 struct pi_batch {
 	uint32_t n;
 	uint32_t apic_id[TV_MAX_CPUS];  /* the held vCPUs' CPUs */
-	struct apic_dest dest[TV_MAX_CPUS];     /* vapic_pi_release()'s */
+	uint32_t ndest;
+	struct apic_dest dest[TV_MAX_CPUS];     /* vapic_pi_release_prepare()'s */
 };
 /* Before v's post: ON set and v's CPU noted, where vapic_pi_post() would
  * post (else false, and the post takes its own way). */
 bool vapic_pi_hold(struct vcpu *v, struct pi_batch *b);
 /* The same hold of the dry vCPU of vapic_pi_dry_new(): for timing it. */
 bool vapic_pi_hold_dry(struct vcpu *v, struct pi_batch *b);
+/* A held vCPU's request: vec's PIR bit, nothing sent. */
+void vapic_pi_post_held(struct vcpu *v, uint8_t vec);
 /* Every held CPU's notification: one IPI per x2APIC cluster among them
- * (logical destination), or one each in xAPIC mode. Empties b. */
-void vapic_pi_release(struct pi_batch *b);
+ * (logical destination), or one each in xAPIC mode; in two steps, the
+ * destinations worked out first, so that the send is all that follows
+ * the last post. The send empties b. */
+void vapic_pi_release_prepare(struct pi_batch *b);
+void vapic_pi_release_send(struct pi_batch *b);
 struct vcpu *vapic_pi_dry_new(void);
 void vapic_pi_dry_free(struct vcpu *v);
 /* Folds posted requests into IRR (before entry, while halted) after a

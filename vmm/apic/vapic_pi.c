@@ -109,20 +109,15 @@ bool vapic_pi_post(struct vlapic *l, uint8_t vec)
  * A notification that finds PIR empty is harmless where posting is on
  * (vcpu_calib.c, probe 4). Nothing is sent before the release, so the
  * housekeeper can time it to the target as it times a lone post.
- * What the batch gives up: a held vCPU's PIR bit stands longer before
- * the release than a lone post's before its IPI (the posts after it, up
- * to ~130 cycles each in Bochs), and a notification another sender had
- * in flight before the hold, arriving in that window, would deliver it
- * that much before the target. While held, no new one is sent (ON is
- * set). Setting every PIR bit only at the end, after the holds and the
- * destinations, would shrink that window to a few instructions a vCPU;
- * tried (2026-12-08), it made the coincident figure later in Bochs, 46-79
- * cycles at p50 against 34. Measured in part: there the wait before the
- * timed steps ended ~22 cycles past its target in every round (Bochs
- * moves its clock a round of the CPUs' turns at a time, so a spin on
- * RDTSC overshoots by what the phase of the target makes it), and a
- * second wait, before the PIR bits, overshot again; what that costs on
- * real parts was not measured.
+ * A PIR bit set while the vCPU is held stands until the release: a
+ * notification another sender had in flight before the hold, arriving
+ * then, would deliver it before the target. So the housekeeper sets the
+ * PIR bits last, after the holds and the destinations, a few
+ * instructions a vCPU before the send (housekeeper.c, post_group()); set
+ * as each vCPU was held and posted, the first one's stood (m - 1) posts,
+ * ~130 cycles each in Bochs, which read 2-7 cycles earlier (coincident
+ * p50, c85ffaa's code; Bochs moves its clock a round of the CPUs' turns
+ * at a time, so such figures move with the phase of the deadline).
  */
 static inline __attribute__((always_inline)) bool
 pi_hold_to(struct vcpu *v, const struct pcpu *p, struct pi_batch *b)
@@ -152,12 +147,20 @@ bool vapic_pi_hold_dry(struct vcpu *v, struct pi_batch *b)
 	return pi_hold_to(v, p, b);
 }
 
-void vapic_pi_release(struct pi_batch *b)
+void vapic_pi_post_held(struct vcpu *v, uint8_t vec)
+{
+	__atomic_fetch_or(&v->pi->pir[vec / 64], BIT(vec % 64), __ATOMIC_RELEASE);
+}
+
+void vapic_pi_release_prepare(struct pi_batch *b)
+{
+	b->ndest = apic_caps.x2apic ? apic_x2apic_dests(b->apic_id, b->n, b->dest) : 0;
+}
+
+void vapic_pi_release_send(struct pi_batch *b)
 {
 	if (apic_caps.x2apic) {
-		uint32_t k = apic_x2apic_dests(b->apic_id, b->n, b->dest);
-
-		for (uint32_t i = 0; i < k; i++)
+		for (uint32_t i = 0; i < b->ndest; i++)
 			if (b->dest[i].logical)
 				apic_send_ipi_logical(b->dest[i].dest, VEC_POSTED);
 			else
@@ -166,7 +169,7 @@ void vapic_pi_release(struct pi_batch *b)
 		for (uint32_t i = 0; i < b->n; i++)
 			apic_send_ipi(b->apic_id[i], VEC_POSTED);
 	}
-	b->n = 0;
+	b->n = b->ndest = 0;
 }
 
 /* For the housekeeper's first lead (housekeeper.c, lead_seed()): the

@@ -535,9 +535,9 @@ static uint64_t lead_seed(struct housekeeper *hk)
 		spin_unlock(&hk->lock);
 	}
 	/* A group of m posts due at one TSC (post_group()), for every m the
-	 * guest can have: m holds and posts of the dry vCPU, one release to
-	 * this CPU; the fastest dry group of m, as a real one holds m vCPUs
-	 * elsewhere and sends one IPI or more. The further expiries' state
+	 * guest can have: m holds of the dry vCPU, the destinations, m PIR
+	 * bits and the send to this CPU; the fastest dry group of m, as a
+	 * real one holds m vCPUs elsewhere and sends one IPI or more. The further expiries' state
 	 * changes start earlier by what the group's lead adds to a post's,
 	 * seeded with the most any m adds per expiry. */
 	for (uint32_t m = 2; m <= hk->guest->nvcpus; m++) {

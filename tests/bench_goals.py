@@ -35,18 +35,18 @@ KNOWN_MISSES = {
         "each expiry waits for the exit and entry that deliver it (tscdeadline_spin_lat "
         "673 against 30 cycles); advance=auto is the answer",
     "linux preempt/auto: cyclictest avg at most 1.05x native (issue 24)":
-        "1.10x on 2810332 (84.8 against 77.2 us; 1.09x on 2c3e1dc, 1.07x-1.10x before): "
+        "1.09x on 0119eb6 (84.5 against 77.2 us; 1.10x on 2810332, 1.07x-1.10x before): "
         "each wake-up takes ~1.4 TSC-deadline WRMSR exits (235 added cycles each), one "
         "between the timer interrupt and cyclictest's clock read (+5.4 us, traced); for "
         "1.05x that exit would have to cost under ~135 cycles, below the cheapest exit "
         "(CPUID, 142; docs/benchmarks.md, Linux)",
     "linux posted: cyclictest avg at most 1.05x native-3cpu (issue 24)":
-        "1.13x on 2810332 and 2c3e1dc (86.8 against 77.1 us), 1.14x on d5856b0 and a1f9b0f: "
+        "1.12x on 0119eb6 (86.7 against 77.1 us), 1.13x on 2810332 and 2c3e1dc, 1.14x before: "
         "a vCPU halted at its deadline takes an HLT exit and serves its own timer, so each "
         "wake-up costs what preempt/auto's does (the TSC-deadline WRMSR exit on the way to "
         "cyclictest's clock read, ~5 us, docs/benchmarks.md)",
     "linux posted/hlt-guest: cyclictest avg at most 1.05x native-3cpu (issue 24)":
-        "1.13x on 2810332 and 2c3e1dc (87.25, 86.9 against 77.1 us; 1.17x on a1f9b0f): per "
+        "1.13x on 0119eb6, 2810332 and 2c3e1dc (87.3, 87.25, 86.9 against 77.1 us): per "
         "wake-up (traced, boot 2) the handler's TSC-deadline WRMSR exit before cyclictest "
         "reads its clock, 279-287 cycles from exit to entry on 2c3e1dc (308-318 on "
         "a1f9b0f, ~6.4 us: the housekeeper's lock, its queue, a kick), the halted vCPU's "
@@ -54,7 +54,7 @@ KNOWN_MISSES = {
         "the housekeeper's posts for both threads' deadlines at one TSC (mean 1.3 us; 3.4-3.9 "
         "before fire_together(); one group since c85ffaa, the average unmoved)",
     "linux dedicated: cyclictest avg at most 1.05x native-dedicated (issue 24)":
-        "1.10x on 2810332 and 2c3e1dc (102.5, 102.2 against 93.2 us), 1.11x on a1f9b0f: per "
+        "1.10x on 0119eb6, 2810332 and 2c3e1dc (102.2, 102.5, 102.2 against 93.2 us): per "
         "wake-up on vCPU 1, 1.36-1.37 TSC-deadline WRMSR exits and 0.12-0.13 LVTT writes "
         "(1.37-1.38 in some boots of a1f9b0f and 9e28098, 0.63 on 5013a4a; Linux's "
         "clockevent entering and leaving oneshot-stopped on the tickless CPU), ~280 "

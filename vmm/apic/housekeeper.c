@@ -76,7 +76,7 @@ struct housekeeper {
 	uint64_t post_lead, more_lead;
 	bool post_known;
 	/* Posts due at one TSC, their notifications sent together
-	 * (post_group()): the fastest seen from the wait to the release, by
+	 * (post_group()): the fastest seen from the wait to the send, by
 	 * the number of posts m (group_lead[m - 1], known where group_known
 	 * has bit m - 1; until then lead_seed()'s dry group of m). */
 	uint64_t group_lead[TV_MAX_CPUS];
@@ -537,9 +537,10 @@ static uint64_t lead_seed(struct housekeeper *hk)
 	/* A group of m posts due at one TSC (post_group()), for every m the
 	 * guest can have: m holds of the dry vCPU, the destinations, m PIR
 	 * bits and the send to this CPU; the fastest dry group of m, as a
-	 * real one holds m vCPUs elsewhere and sends one IPI or more. The further expiries' state
-	 * changes start earlier by what the group's lead adds to a post's,
-	 * seeded with the most any m adds per expiry. */
+	 * real one holds m vCPUs elsewhere and sends one IPI or more. The
+	 * further expiries' state changes start earlier by what the group's
+	 * lead adds to a post's, seeded with the most any m adds per
+	 * expiry. */
 	for (uint32_t m = 2; m <= hk->guest->nvcpus; m++) {
 		int vec = vlapic_timer_post_vector(dry);
 		uint64_t g = ~0ull;

@@ -541,8 +541,9 @@ static uint64_t lead_seed(struct housekeeper *hk)
 	 * further expiries' state changes start earlier by what the group's
 	 * lead adds to a post's, seeded with the most any m adds per
 	 * expiry. */
+	int vec = vlapic_timer_post_vector(dry);
+
 	for (uint32_t m = 2; m <= hk->guest->nvcpus; m++) {
-		int vec = vlapic_timer_post_vector(dry);
 		uint64_t g = ~0ull;
 
 		for (unsigned i = 0; i < LEAD_SEED_RUNS && vec >= 0; i++) {

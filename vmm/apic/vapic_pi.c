@@ -72,13 +72,19 @@ void vapic_pi_enable(struct vcpu *v, bool on)
 	WRITE_ONCE(v->pi_on, on);       /* what other CPUs look at */
 }
 
+/* vec's bit in v's PIR: a post's request, the notification apart. */
+static inline __attribute__((always_inline)) void pir_set(struct vcpu *v, uint8_t vec)
+{
+	__atomic_fetch_or(&v->pi->pir[vec / 64], BIT(vec % 64), __ATOMIC_RELEASE);
+}
+
 /* The post itself, shared by vapic_pi_post() and its dry run: PIR, ON,
  * and the notification to p - one per batch: whoever sets ON sends it.
  * Inlined into each, so vapic_pi_post()'s code is what it was alone. */
 static inline __attribute__((always_inline)) bool
 pi_post_to(struct vcpu *v, const struct pcpu *p, uint8_t vec)
 {
-	__atomic_fetch_or(&v->pi->pir[vec / 64], BIT(vec % 64), __ATOMIC_RELEASE);
+	pir_set(v, vec);
 	if (unlikely(__atomic_fetch_or(&v->pi->ctl, PI_ON, __ATOMIC_ACQ_REL) & PI_ON))
 		return true;
 	apic_send_ipi(p->apic_id, VEC_POSTED);
@@ -149,7 +155,7 @@ bool vapic_pi_hold_dry(struct vcpu *v, struct pi_batch *b)
 
 void vapic_pi_post_held(struct vcpu *v, uint8_t vec)
 {
-	__atomic_fetch_or(&v->pi->pir[vec / 64], BIT(vec % 64), __ATOMIC_RELEASE);
+	pir_set(v, vec);
 }
 
 void vapic_pi_release_prepare(struct pi_batch *b)
